@@ -1,0 +1,149 @@
+// End-to-end tests of the dlconform command: the built-in matrix, external plugins, and every
+// kind of bad input getting a one-line error and its own exit code.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+
+#include "catch.hpp"
+
+namespace {
+
+struct Run {
+  int exit_code = -1;
+  std::string out;  // stdout and stderr together
+};
+
+std::string env(const char* name) {
+  const char* value = std::getenv(name);
+  REQUIRE(value != nullptr);
+  return value;
+}
+
+Run run(const std::string& args) {
+  const std::string command = env("DLCONFORM") + " " + args + " 2>&1";
+  Run r;
+  FILE* pipe = popen(command.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  char buffer[4096];
+  size_t n;
+  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) r.out.append(buffer, n);
+  const int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string temp_path(const std::string& name) {
+  static const std::string dir = [] {
+    char tmpl[] = "/tmp/dlconform-test-XXXXXX";
+    return std::string(mkdtemp(tmpl));
+  }();
+  return dir + "/" + name;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+size_t count(const std::string& text, const std::string& pattern) {
+  const std::regex re(pattern);
+  return static_cast<size_t>(
+      std::distance(std::sregex_iterator(text.begin(), text.end(), re), std::sregex_iterator()));
+}
+
+size_t lines(const std::string& text) {
+  size_t n = 0;
+  for (char ch : text) n += ch == '\n';
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("matrix: the built-in matrix runs every case as expected", "[matrix]") {
+  const std::string json = temp_path("full.json");
+  const Run r = run("matrix --quiet --json " + json);
+  INFO(r.out);
+  CHECK(r.exit_code == 0);
+  const std::string report = slurp(json);
+  CHECK(count(report, "\"id\"\\s*:") > 3000);
+  // Every planted bug is caught (as_expected with its finding class).
+  CHECK(count(report, "\"scenario\"\\s*:\\s*\"planted\"") == 16);
+  CHECK(count(report, "\"as_expected\"\\s*:\\s*false") == 0);
+  // Raw cells reproduce the RFC: the append-to-DLTensor layout breaks S0, A1 keeps it.
+  CHECK(count(report, "\"scenario\"\\s*:\\s*\"raw\"") > 100);
+}
+
+TEST_CASE("matrix: the README's example adapter runs in the matrix", "[matrix]") {
+  const Run r = run("matrix --no-builtin --plugin " + env("EXAMPLE_PLUGIN") + " --quiet");
+  // A consumer alone has no producer to pair with: the filter finds nothing.
+  CHECK(r.exit_code == 3);
+  const Run full = run("matrix --plugin " + env("EXAMPLE_PLUGIN") +
+                       " --filter '*example-consumer*' --json " + temp_path("example.json"));
+  INFO(full.out);
+  CHECK(full.exit_code == 0);
+  CHECK(count(slurp(temp_path("example.json")), "example-consumer") > 100);
+}
+
+TEST_CASE("matrix: a plugin that crashes still leaves a complete report", "[matrix]") {
+  const std::string json = temp_path("crash.json");
+  const Run r = run("matrix --plugin " + env("CRASH_PLUGIN") +
+                    " --filter '*crash-consumer*' --quiet --json " + json);
+  CHECK(r.exit_code == 8);
+  const std::string report = slurp(json);
+  // Every case that reached the consumer crashed; the rest were refused by their producer.
+  const size_t reached = count(report, "\"id\"\\s*:") - count(report, "\"verdict\"\\s*:\\s*\"skip\"");
+  CHECK(reached > 50);
+  CHECK(count(report, "\"verdict\"\\s*:\\s*\"crash\"") == reached);
+  CHECK(count(report, "\"finding_class\"\\s*:\\s*\"wild-pointer\"") == reached);
+  CHECK(count(report, "SIGSEGV: read of address 0x10 outside every tensor buffer") == reached);
+}
+
+TEST_CASE("matrix: a plugin that hangs becomes a timeout verdict", "[matrix]") {
+  const std::string json = temp_path("hang.json");
+  const Run r = run("matrix --plugin " + env("HANG_PLUGIN") +
+                    " --filter 'S1/*hang-consumer*' --timeout 0.3 --quiet --json " + json);
+  CHECK(r.exit_code == 8);
+  const std::string report = slurp(json);
+  const size_t reached = count(report, "\"id\"\\s*:") - count(report, "\"verdict\"\\s*:\\s*\"skip\"");
+  CHECK(reached >= 1);
+  CHECK(count(report, "\"verdict\"\\s*:\\s*\"timeout\"") == reached);
+}
+
+TEST_CASE("matrix: bad input gets one line and its own exit code", "[matrix]") {
+  struct Bad {
+    std::string args;
+    int exit_code;
+    std::string says;
+  };
+  const Bad cases[] = {
+      {"matrix --plugin /nonexistent/plugin.so", 1, "/nonexistent/plugin.so: no such plugin file"},
+      {"matrix --plugin " + env("NO_ENTRY_PLUGIN"), 1,
+       "expected exported symbol dlconform_plugin_entry"},
+      {"matrix --plugin " + env("WRONG_ABI_PLUGIN"), 1,
+       "expected plugin ABI version 1 but found 999"},
+      {"matrix --plugin " + env("NULL_SLOTS_PLUGIN"), 1, "expected a consume slot"},
+      {"matrix --frobnicate", 3, "unknown option '--frobnicate'"},
+      {"matrix --json", 3, "option --json needs a value"},
+      {"matrix --jobs 0", 3, "expected --jobs between 1 and 64 but found '0'"},
+      {"matrix --filter no-such-case-anywhere", 3, "matches none of the"},
+      {"matrix --json /proc/no/such/dir/report.json", 1, "cannot write report"},
+      {"frobnicate", 3, "unknown command 'frobnicate'"},
+  };
+  for (const Bad& bad : cases) {
+    const Run r = run(bad.args);
+    INFO(bad.args << "\n" << r.out);
+    CHECK(r.exit_code == bad.exit_code);
+    CHECK(r.out.find(bad.says) != std::string::npos);
+    CHECK(r.out.find("dlconform") == 0);
+    // One line of error (usage text may follow for flag errors).
+    CHECK(lines(r.out.substr(0, r.out.find("usage:"))) == 1);
+  }
+}

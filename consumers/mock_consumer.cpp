@@ -1,0 +1,307 @@
+// Mock consumers, compiled once per DLPack header they apply to. DLC_CONSUMER picks the kind:
+//   legacy    - imports "dltensor" capsules only, never asks for max_version. Built against a
+//               >= 1.0 header it is the soft-updated S2 consumer.
+//   versioned - asks for its own version (VER-5), imports both capsule kinds, checks the major
+//               before touching anything else (VER-2).
+//   strict    - versioned, and also refuses SHOULD-level violations: the reference validator as a
+//               consumer; its refusals name the rule.
+// The struct is read through this translation unit's own header types; the field checks are the
+// shared validator's. DLC_BUG plants one bug class (see kBug below) for the detection tests.
+#include <cstring>
+#include <string>
+
+#include "mock_common.hpp"
+#include "validate.h"
+
+#define DLC_KIND_legacy 1
+#define DLC_KIND_versioned 2
+#define DLC_KIND_strict 3
+#define DLC_CAT2(a, b) a##b
+#define DLC_CAT(a, b) DLC_CAT2(a, b)
+#define DLC_KIND DLC_CAT(DLC_KIND_, DLC_CONSUMER)
+
+#define DLC_BUG_none 0
+#define DLC_BUG_no_delete 1
+#define DLC_BUG_double_delete 2
+#define DLC_BUG_early_delete 3
+#define DLC_BUG_null_deleter 4
+#define DLC_BUG_read_past_legacy 5
+#define DLC_BUG_touch_future_major 6
+#define DLC_BUG_oob_data 7
+#define DLC_BUG_oob_shape 8
+#define DLC_BUG_oob_strides 9
+#define DLC_BUG_ignore_byte_offset 10
+#define DLC_BUG_ignore_strides 11
+#define DLC_BUG_write_read_only 12
+#define DLC_BUG_accept_invalid 13
+#define DLC_BUG_reject_valid 14
+#ifndef DLC_BUG
+#define DLC_BUG none
+#endif
+#define DLC_BUG_ID DLC_CAT(DLC_BUG_, DLC_BUG)
+
+#if DLC_KIND != DLC_KIND_legacy && DLC_HDR_MAJOR < 1
+#error "versioned mock consumers need a DLPack >= 1.0 header"
+#endif
+
+namespace {
+
+using dlc_mock::set_error;
+constexpr int kBug = DLC_BUG_ID;
+constexpr bool kVersioned = DLC_KIND != DLC_KIND_legacy;
+constexpr int32_t kMaxNdim = 16;  // this consumer's own limit; larger tensors are refused
+
+struct Imported {
+  void* pointer = nullptr;
+  int kind = DLC_STRUCT_UNKNOWN;
+  bool deleted = false;
+};
+Imported g_imported;
+// For the planted double free: the deleter as read before the first call.
+[[maybe_unused]] void (*g_cached_legacy_deleter)(DLManagedTensor*) = nullptr;
+#if DLC_HDR_MAJOR >= 1
+[[maybe_unused]] void (*g_cached_versioned_deleter)(struct DLManagedTensorVersioned*) = nullptr;
+#endif
+
+void call_deleter(Imported& t) {
+  if (t.pointer == nullptr) return;
+  if (t.kind == DLC_STRUCT_LEGACY) {
+    auto* m = static_cast<DLManagedTensor*>(t.pointer);
+    if (kBug == DLC_BUG_null_deleter || m->deleter != nullptr) m->deleter(m);  // LIFE-4
+  } else {
+#if DLC_HDR_MAJOR >= 1
+    auto* m = static_cast<struct DLManagedTensorVersioned*>(t.pointer);
+    if (kBug == DLC_BUG_null_deleter || m->deleter != nullptr) m->deleter(m);
+#endif
+  }
+  t.deleted = true;
+}
+
+DLTensor* tensor_of(const Imported& t) {
+#if DLC_HDR_MAJOR >= 1
+  if (t.kind == DLC_STRUCT_VERSIONED) {
+    return &static_cast<struct DLManagedTensorVersioned*>(t.pointer)->dl_tensor;
+  }
+#endif
+  return &static_cast<DLManagedTensor*>(t.pointer)->dl_tensor;
+}
+
+// Digests every element in logical order through this consumer's own reading of the tensor.
+bool digest(const DLTensor& t, uint64_t flags, DLCObservation* obs) {
+  DLCTensorSpec spec{};
+  spec.dtype = {t.dtype.code, t.dtype.bits, t.dtype.lanes};
+  spec.ndim = t.ndim;
+  for (int i = 0; i < t.ndim; ++i) spec.shape[i] = t.shape[i];
+  const bool use_strides = t.strides != nullptr && kBug != DLC_BUG_ignore_strides;
+  spec.has_strides = use_strides;
+  for (int i = 0; use_strides && i < t.ndim; ++i) spec.strides[i] = t.strides[i];
+#if defined(DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED)
+  if (flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED) spec.options |= DLC_SPEC_SUBBYTE_PADDED;
+#else
+  (void)flags;
+#endif
+  const dlc_fill::Geometry g = dlc_fill::geometry(spec);
+  if (!g.valid) return false;
+  const uint64_t offset = kBug == DLC_BUG_ignore_byte_offset ? 0 : t.byte_offset;
+  const uint8_t* origin = static_cast<const uint8_t*>(t.data) + offset;
+  uint64_t d = dlc_digest_init();
+  if (g.packed_subbyte) {
+    d = dlc_digest_update(d, origin, g.storage_bytes);
+    obs->elements_read = g.storage_bytes;
+  } else {
+    dlc_fill::for_each_element(spec, g, [&](uint64_t, int64_t off) {
+      d = dlc_digest_update(d, origin + off * static_cast<int64_t>(g.element_bytes),
+                            g.element_bytes);
+    });
+    obs->elements_read = g.numel;
+    if (kBug == DLC_BUG_oob_data && g.numel > 0) {
+      // Reads one element past the last one in memory order.
+      const auto* past = reinterpret_cast<const volatile uint8_t*>(
+          origin + (g.max_offset + 1) * static_cast<int64_t>(g.element_bytes));
+      d = dlc_digest_update(d, const_cast<const uint8_t*>(past), g.element_bytes);
+    }
+  }
+  obs->digest = d;
+  return true;
+}
+
+int refuse(Imported& t, char* err, size_t err_len, const std::string& why) {
+  set_error(err, err_len, why.c_str());
+  if (kBug != DLC_BUG_no_delete) call_deleter(t);  // LIFE-3: also on rejection
+  return DLC_ERR_BUFFER;
+}
+
+int consume(void*, DLCHandoff* handoff, const DLCRequest*, DLCObservation* obs, char* err,
+            size_t err_len) {
+  g_imported = Imported{};
+  if (handoff == nullptr || handoff->pointer == nullptr) {
+    set_error(err, err_len, "expected a tensor but found a NULL pointer");
+    return DLC_ERR_BUFFER;
+  }
+  // 1. Capsule name (LIFE-1). A name we cannot take stays with the producer.
+  int kind = DLC_STRUCT_UNKNOWN;
+  if (handoff->name == nullptr) {
+    kind = kVersioned ? DLC_STRUCT_VERSIONED : DLC_STRUCT_LEGACY;  // raw: our native struct
+  } else if (std::strcmp(handoff->name, "dltensor") == 0) {
+    kind = DLC_STRUCT_LEGACY;
+  } else if (kVersioned && std::strcmp(handoff->name, "dltensor_versioned") == 0) {
+    kind = DLC_STRUCT_VERSIONED;
+  }
+  if (kBug == DLC_BUG_read_past_legacy) kind = DLC_STRUCT_VERSIONED;  // ignores the name
+  if (kind == DLC_STRUCT_UNKNOWN) {
+    std::string why = std::string("expected capsule name ") +
+                      (kVersioned ? "dltensor or dltensor_versioned" : "dltensor") + " but found " +
+                      handoff->name + " (LIFE-1)";
+    set_error(err, err_len, why.c_str());
+    return DLC_ERR_BUFFER;
+  }
+  if (handoff->name != nullptr) {
+    handoff->name = kind == DLC_STRUCT_VERSIONED ? "used_dltensor_versioned" : "used_dltensor";
+  }
+  Imported& t = g_imported;
+  t.pointer = handoff->pointer;
+  t.kind = kind;
+  obs->struct_kind = kind;
+
+  // 2. Version (VER-2): on another major only the deleter may be touched.
+  uint64_t flags = 0;
+  DLCVersion version{0, 0};
+#if DLC_HDR_MAJOR >= 1
+  if (kind == DLC_STRUCT_VERSIONED) {
+    auto* m = static_cast<struct DLManagedTensorVersioned*>(t.pointer);
+    version = {m->version.major, m->version.minor};
+    obs->version = version;
+    // The planted S1 bug trusts every struct to be versioned and skips this check too.
+    if (version.major != DLPACK_MAJOR_VERSION && kBug != DLC_BUG_touch_future_major &&
+        kBug != DLC_BUG_read_past_legacy) {
+      return refuse(t, err, err_len,
+                    "expected DLPack major " + std::to_string(DLPACK_MAJOR_VERSION) +
+                        " but found " + std::to_string(version.major) + " (VER-2)");
+    }
+    flags = m->flags;
+    obs->flags = flags;
+  }
+#endif
+  DLTensor* tensor = tensor_of(t);
+  obs->ndim = tensor->ndim;
+  obs->dtype = {tensor->dtype.code, tensor->dtype.bits, tensor->dtype.lanes};
+  obs->device = {static_cast<int32_t>(tensor->device.device_type), tensor->device.device_id};
+  obs->byte_offset = tensor->byte_offset;
+  obs->has_strides = tensor->strides != nullptr;
+  // Planted over-reads go through volatile so that the compiler keeps them.
+  if (kBug == DLC_BUG_oob_shape && tensor->shape != nullptr) {
+    obs->shape[0] = static_cast<volatile int64_t*>(tensor->shape)[tensor->ndim];
+  }
+  if (kBug == DLC_BUG_oob_strides && tensor->strides != nullptr) {
+    obs->strides[0] = static_cast<volatile int64_t*>(tensor->strides)[tensor->ndim];
+  }
+
+  // 3. Field checks through the shared validator, on a copy laid out as the struct kind we read.
+  if (tensor->ndim > kMaxNdim) {
+    return refuse(t, err, err_len,
+                  "expected ndim <= " + std::to_string(kMaxNdim) +
+                      " (this consumer's limit) but found " + std::to_string(tensor->ndim));
+  }
+  dlc::ValidateOptions options;
+  options.level = dlc::Level::standard;
+  options.consumer_version = {DLC_HDR_MAJOR, DLC_HDR_MINOR};
+  options.max_ndim = kMaxNdim;
+  dlc::abi::ManagedTensorVersioned view{};
+  view.version = {kind == DLC_STRUCT_VERSIONED ? version.major : 1,
+                  kind == DLC_STRUCT_VERSIONED ? version.minor : 0};
+  view.flags = flags;
+  std::memcpy(&view.dl_tensor, tensor, sizeof view.dl_tensor);
+  dlc::abi::ManagedTensor legacy_view{};
+  std::memcpy(&legacy_view.dl_tensor, tensor, sizeof legacy_view.dl_tensor);
+  DLCHandoff check = kind == DLC_STRUCT_VERSIONED ? DLCHandoff{"dltensor_versioned", &view}
+                                                  : DLCHandoff{"dltensor", &legacy_view};
+  const dlc::ValidateResult verdict = dlc::validate(check, options);
+  for (const dlc::Violation& v : verdict.violations) {
+    const bool fatal = v.severity == dlc::Severity::must ||
+                       (DLC_KIND == DLC_KIND_strict && v.severity == dlc::Severity::should);
+    const bool planted_blind_spot =
+        kBug == DLC_BUG_accept_invalid && std::strncmp(v.rule, "DT-", 3) == 0;
+    if (fatal && !planted_blind_spot) {
+      return refuse(t, err, err_len, v.message + " (" + v.rule + ")");
+    }
+  }
+  if (kBug == DLC_BUG_reject_valid && tensor->ndim > 1) {
+    return refuse(t, err, err_len, "only 1-D tensors are supported");
+  }
+  for (int i = 0; i < tensor->ndim && i < 32; ++i) {
+    obs->shape[i] = tensor->shape[i];
+    if (tensor->strides != nullptr) obs->strides[i] = tensor->strides[i];
+  }
+
+  // 4. Data: only host memory is read (DEV-3).
+  const int32_t device = static_cast<int32_t>(tensor->device.device_type);
+  if (device != 1)
+    return refuse(
+        t, err, err_len,
+        "expected a CPU tensor but found device type " + std::to_string(device) + " (DEV-3)");
+  const bool empty = verdict.observation.elements_read == 0 && tensor->data == nullptr;
+  if (!empty && !digest(*tensor, flags, obs)) {
+    return refuse(t, err, err_len, "cannot walk this tensor's geometry (LAY-10)");
+  }
+  if (empty) obs->digest = dlc_digest_init();
+  if (kBug == DLC_BUG_write_read_only && tensor->data != nullptr && obs->elements_read > 0) {
+    auto* first = static_cast<volatile uint8_t*>(tensor->data) + tensor->byte_offset;
+    *first = *first;  // "normalises" in place
+  }
+  if (kBug == DLC_BUG_double_delete) {
+#if DLC_HDR_MAJOR >= 1
+    if (t.kind == DLC_STRUCT_VERSIONED) {
+      g_cached_versioned_deleter = static_cast<struct DLManagedTensorVersioned*>(t.pointer)->deleter;
+    }
+#endif
+    if (t.kind == DLC_STRUCT_LEGACY) {
+      g_cached_legacy_deleter = static_cast<DLManagedTensor*>(t.pointer)->deleter;
+    }
+  }
+  if (kBug == DLC_BUG_early_delete || kBug == DLC_BUG_double_delete) call_deleter(t);
+  return DLC_OK;
+}
+
+void release(void*) {
+  Imported& t = g_imported;
+  if (t.pointer == nullptr) return;
+  if (kBug == DLC_BUG_early_delete) {
+    volatile int64_t ndim = tensor_of(t)->ndim;  // touches the struct after its deleter ran
+    (void)ndim;
+  }
+  if (kBug == DLC_BUG_double_delete) {
+    // The classic double free: the deleter was cached before the first call and is called again.
+    auto* m = static_cast<DLManagedTensor*>(t.pointer);
+    if (t.kind == DLC_STRUCT_VERSIONED) {
+#if DLC_HDR_MAJOR >= 1
+      auto* v = static_cast<struct DLManagedTensorVersioned*>(t.pointer);
+      g_cached_versioned_deleter(v);
+#endif
+    } else {
+      g_cached_legacy_deleter(m);
+    }
+    t.deleted = true;
+  }
+  if (!t.deleted && kBug != DLC_BUG_no_delete) call_deleter(t);
+  g_imported = Imported{};
+}
+
+const DLCPlugin kPlugin = {
+    {DLCONFORM_PLUGIN_ABI_VERSION, sizeof(DLCPlugin), nullptr},
+    DLC_PLUGIN_NAME,
+    DLC_PLUGIN_DESCRIPTION,
+    DLC_ROLE_CONSUMER,
+    {DLC_HDR_MAJOR, DLC_HDR_MINOR},
+    kVersioned ? 1 : 0,
+    {kVersioned ? uint32_t{DLC_HDR_MAJOR} : 0u, kVersioned ? uint32_t{DLC_HDR_MINOR} : 0u},
+    nullptr,
+    nullptr,
+    nullptr,
+    nullptr,
+    consume,
+    release,
+};
+
+}  // namespace
+
+DLC_EXPORT_PLUGIN(kPlugin)

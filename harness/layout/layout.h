@@ -1,0 +1,4 @@
+#pragma once
+namespace dlc {
+int layout_main(int argc, char** argv) noexcept;
+}

@@ -1,0 +1,307 @@
+#include "matrix.h"
+
+#include <fnmatch.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <map>
+
+#include "dlc_config.h"
+#include "exchange.h"
+#include "report/report.h"
+#include "runner.h"
+
+namespace dlc {
+namespace {
+
+constexpr const char* kUsage =
+    "usage: dlconform matrix [--plugin SO]... [--no-builtin] [--filter PATTERN] [--jobs N]\n"
+    "                        [--timeout SECONDS] [--json F] [--junit F] [--markdown F] [--html F]\n"
+    "                        [--no-isolation] [--list] [--quiet | --verbose]\n";
+
+struct Options {
+  std::vector<std::string> plugins;
+  bool builtin = true;
+  std::string filter;
+  int jobs = 0;
+  double timeout = 10.0;
+  std::map<std::string, std::string> reports;  // format -> path
+  bool isolate = true;
+  bool list = false;
+  bool quiet = false;
+  bool verbose = false;
+};
+
+int usage_error(const std::string& message) {
+  std::fprintf(stderr, "dlconform matrix: %s\n%s", message.c_str(), kUsage);
+  return kExitUsage | kExitHarnessError;
+}
+
+bool parse_int(const std::string& text, long min, long max, long* out) {
+  char* end = nullptr;
+  errno = 0;
+  const long value = std::strtol(text.c_str(), &end, 10);
+  if (errno != 0 || end == text.c_str() || *end != '\0' || value < min || value > max) return false;
+  *out = value;
+  return true;
+}
+
+// Returns -1 on success, else the exit code.
+int parse(int argc, char** argv, Options* o) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    auto value = [&](std::string* out) {
+      if (i + 1 >= argc) return false;
+      *out = argv[++i];
+      return true;
+    };
+    std::string v;
+    if (arg == "--plugin" || arg == "--filter" || arg == "--jobs" || arg == "--timeout" ||
+        arg == "--json" || arg == "--junit" || arg == "--markdown" || arg == "--html") {
+      if (!value(&v)) return usage_error("option " + arg + " needs a value");
+      if (arg == "--plugin") {
+        o->plugins.push_back(v);
+      } else if (arg == "--filter") {
+        o->filter = v;
+      } else if (arg == "--jobs") {
+        long jobs = 0;
+        if (!parse_int(v, 1, 64, &jobs)) {
+          return usage_error("expected --jobs between 1 and 64 but found '" + v + "'");
+        }
+        o->jobs = static_cast<int>(jobs);
+      } else if (arg == "--timeout") {
+        char* end = nullptr;
+        o->timeout = std::strtod(v.c_str(), &end);
+        if (end == v.c_str() || *end != '\0' || !(o->timeout > 0)) {
+          return usage_error("expected --timeout in seconds (> 0) but found '" + v + "'");
+        }
+      } else {
+        o->reports[arg.substr(2)] = v;
+      }
+    } else if (arg == "--no-builtin") {
+      o->builtin = false;
+    } else if (arg == "--no-isolation") {
+      o->isolate = false;
+    } else if (arg == "--list") {
+      o->list = true;
+    } else if (arg == "--quiet") {
+      o->quiet = true;
+    } else if (arg == "--verbose") {
+      o->verbose = true;
+    } else if (arg == "--help" || arg == "-h") {
+      std::fputs(kUsage, stdout);
+      return kExitOk;
+    } else {
+      return usage_error("unknown option '" + arg + "'");
+    }
+  }
+  if (o->jobs == 0) {
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    o->jobs = static_cast<int>(std::max(1L, std::min(cores, 16L)));
+  }
+  return -1;
+}
+
+bool matches(const std::string& filter, const std::string& id) {
+  if (filter.empty()) return true;
+  if (filter.find_first_of("*?[") != std::string::npos) {
+    return fnmatch(filter.c_str(), id.c_str(), 0) == 0;
+  }
+  return id.find(filter) != std::string::npos;
+}
+
+std::string iso_now() {
+  const std::time_t t = std::time(nullptr);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return text;
+}
+
+std::string machine_line() {
+  utsname u{};
+  uname(&u);
+  return std::string(u.sysname) + " " + u.release + " " + u.machine + ", " + DLC_COMPILER;
+}
+
+}  // namespace
+
+std::vector<std::string> builtin_plugin_dirs() {
+  std::error_code ec;
+  const auto self = std::filesystem::canonical("/proc/self/exe", ec);
+  const auto built = std::filesystem::weakly_canonical(DLC_BUILD_CLI_PATH, ec);
+  if (!ec && self == built) return {DLC_BUILD_PRODUCERS_DIR, DLC_BUILD_CONSUMERS_DIR};
+  return {DLC_INSTALLED_PLUGIN_DIR};
+}
+
+int matrix_main(int argc, char** argv) noexcept {
+  try {
+    Options o;
+    if (const int rc = parse(argc, argv, &o); rc >= 0) return rc;
+
+    // Every report path must be writable before hours of work go into it.
+    for (const auto& [format, path] : o.reports) {
+      std::string error;
+      if (!write_file_atomic(path + ".probe", "", &error)) {
+        std::fprintf(stderr, "dlconform matrix: --%s: %s\n", format.c_str(), error.c_str());
+        return kExitHarnessError;
+      }
+      std::remove((path + ".probe").c_str());
+    }
+
+    std::vector<Participant> participants;
+    if (o.builtin) {
+      for (const std::string& dir : builtin_plugin_dirs()) {
+        for (const std::string& path : list_builtin_plugins(dir)) {
+          LoadResult r = load_plugin(path);
+          if (r.error != LoadError::none) {
+            std::fprintf(stderr, "dlconform matrix: built-in plugin %s\n", r.message.c_str());
+            return kExitHarnessError;
+          }
+          participants.push_back(describe(r.plugin, true));
+        }
+      }
+      if (participants.empty()) {
+        std::fprintf(stderr, "dlconform matrix: no built-in plugins found in %s\n",
+                     builtin_plugin_dirs().front().c_str());
+        return kExitHarnessError;
+      }
+    }
+    for (const std::string& path : o.plugins) {
+      LoadResult r = load_plugin(path);
+      if (r.error != LoadError::none) {
+        std::fprintf(stderr, "dlconform matrix: --plugin %s\n", r.message.c_str());
+        return kExitHarnessError;
+      }
+      participants.push_back(describe(r.plugin, false));
+    }
+
+    std::vector<CaseDef> all = plan_matrix(participants);
+    std::vector<CaseDef> cases;
+    for (CaseDef& c : all) {
+      if (matches(o.filter, c.result.id)) cases.push_back(std::move(c));
+    }
+    if (all.empty()) {
+      std::fprintf(stderr,
+                   "dlconform matrix: no cases: the loaded plugins include no producer "
+                   "and consumer to pair\n");
+      return kExitUsage | kExitHarnessError;
+    }
+    if (cases.empty()) {
+      std::fprintf(stderr, "dlconform matrix: --filter '%s' matches none of the %zu cases\n",
+                   o.filter.c_str(), all.size());
+      return kExitUsage | kExitHarnessError;
+    }
+    if (o.list) {
+      for (const CaseDef& c : cases) std::printf("%s\n", c.result.id.c_str());
+      return kExitOk;
+    }
+
+    std::string error;
+    if (!create_plugin_states(participants, &error)) {
+      std::fprintf(stderr, "dlconform matrix: %s\n", error.c_str());
+      return kExitHarnessError;
+    }
+    const bool tty = isatty(STDERR_FILENO) != 0;
+    const auto started = std::chrono::steady_clock::now();
+    auto elapsed = [&] {
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    };
+    RunnerOptions ro;
+    ro.jobs = o.jobs;
+    ro.case_timeout_seconds = o.timeout;
+    ro.isolate = o.isolate;
+    size_t next_plain_report = 0;
+    double last_tty = -1;
+    ro.progress = [&](size_t done, size_t total, size_t unexpected) {
+      if (o.quiet) return;
+      const double t = elapsed();
+      if (tty) {
+        if (done != total && t - last_tty < 0.1) return;
+        last_tty = t;
+        std::fprintf(stderr, "\r[matrix] %zu/%zu cases, %zu unexpected, %.0f cases/s   ", done,
+                     total, unexpected, t > 0 ? done / t : 0.0);
+        if (done == total) std::fputc('\n', stderr);
+      } else if (done * 10 >= next_plain_report * total || done == total) {
+        next_plain_report = done * 10 / total + 1;
+        std::fprintf(stderr, "[matrix] %zu/%zu cases, %zu unexpected, %.1f s\n", done, total,
+                     unexpected, t);
+      }
+    };
+    if (!o.quiet) {
+      std::fprintf(stderr, "[matrix] %zu plugins, %zu cases, %d workers\n", participants.size(),
+                   cases.size(), o.jobs);
+    }
+    if (!run_cases(participants, cases, ro, &error)) {
+      std::fprintf(stderr, "dlconform matrix: %s\n", error.c_str());
+      return kExitHarnessError;
+    }
+
+    RunInfo info;
+    info.tool_version = DLC_VERSION;
+    info.started_at = iso_now();
+    info.machine = machine_line();
+    info.wall_seconds = elapsed();
+    info.jobs = o.jobs;
+    for (const Participant& p : participants)
+      info.plugins.push_back(p.label + " (" + p.plugin.path + ")");
+    std::vector<CaseResult> results;
+    results.reserve(cases.size());
+    for (CaseDef& c : cases) results.push_back(std::move(c.result));
+
+    for (const auto& [format, path] : o.reports) {
+      std::string content = format == "json"       ? render_json(info, results)
+                            : format == "junit"    ? render_junit(info, results)
+                            : format == "markdown" ? render_markdown(info, results)
+                                                   : render_html(info, results);
+      if (!write_file_atomic(path, content, &error)) {
+        std::fprintf(stderr, "dlconform matrix: %s\n", error.c_str());
+        return kExitHarnessError;
+      }
+    }
+
+    std::map<std::string, std::pair<size_t, size_t>> by_scenario;  // as expected, total
+    size_t unexpected = 0;
+    for (const CaseResult& r : results) {
+      auto& s = by_scenario[r.scenario];
+      ++s.second;
+      if (r.as_expected() || r.known) {
+        ++s.first;
+      } else {
+        ++unexpected;
+        if (o.verbose || unexpected <= 20) {
+          std::fprintf(stderr, "UNEXPECTED %s: %s (expected %s) %s%s%s%s\n", r.id.c_str(),
+                       to_string(r.verdict), to_string(r.expected), r.finding_class.c_str(),
+                       r.rule_id.empty() ? "" : " [", r.rule_id.c_str(),
+                       r.rule_id.empty() ? "" : "]");
+          if (!r.detail.empty()) std::fprintf(stderr, "    %s\n", r.detail.c_str());
+        }
+      }
+    }
+    if (!o.quiet) {
+      std::printf(
+          "dlconform matrix: %zu cases in %.2f s (%d workers): %zu as expected, %zu unexpected\n",
+          results.size(), info.wall_seconds, o.jobs, results.size() - unexpected, unexpected);
+      for (const auto& [scenario, counts] : by_scenario) {
+        std::printf("  %-12s %5zu / %5zu as expected\n", scenario.c_str(), counts.first,
+                    counts.second);
+      }
+      for (const auto& [format, path] : o.reports)
+        std::printf("  %-9s %s\n", format.c_str(), path.c_str());
+    }
+    return unexpected == 0 ? kExitOk : kExitIncompatible;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "dlconform matrix: internal error: %s\n", e.what());
+    return kExitHarnessError;
+  } catch (...) {
+    std::fprintf(stderr, "dlconform matrix: internal error\n");
+    return kExitHarnessError;
+  }
+}
+
+}  // namespace dlc

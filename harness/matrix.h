@@ -1,0 +1,22 @@
+// `dlconform matrix`: load the built-in mocks and any --plugin, plan every case, run them in
+// crash-isolated workers, and write the compatibility report.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace dlc {
+
+// Exit codes, a bitmask in the manner of abidiff:
+constexpr int kExitOk = 0;            // every case as expected
+constexpr int kExitHarnessError = 1;  // bit 0: the harness could not do its job
+constexpr int kExitUsage = 2;         // bit 1: bad command line (always with bit 0)
+constexpr int kExitNonStrict = 4;     // bit 2: only SHOULD-level findings were unexpected
+constexpr int kExitIncompatible = 8;  // bit 3: a case was not as expected
+
+int matrix_main(int argc, char** argv) noexcept;
+
+// Where the built-in plugins live: the build tree when run from it, else the install prefix.
+std::vector<std::string> builtin_plugin_dirs();
+
+}  // namespace dlc

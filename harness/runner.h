@@ -1,0 +1,29 @@
+// Crash-isolated execution of many cases: forked workers claim cases from a shared counter, run
+// them in-process, and stream results back. A worker that dies takes only its current case
+// with it (verdict crash, with the signal and the buffer the fault hit); a case that runs past
+// the timeout is killed (verdict timeout). The parent then starts a fresh worker.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "cases.h"
+
+namespace dlc {
+
+struct RunnerOptions {
+  int jobs = 2;
+  double case_timeout_seconds = 5.0;
+  bool isolate = true;  // false: run in this process (benchmarks, debugging)
+  // Called on the parent after each finished case with (done, total, unexpected so far).
+  std::function<void(size_t, size_t, size_t)> progress;
+};
+
+// Runs every case; fills each CaseDef's result. Returns false (with a message) only on a harness
+// failure such as fork() failing repeatedly.
+[[nodiscard]] bool run_cases(const std::vector<Participant>& participants,
+                             std::vector<CaseDef>& cases, const RunnerOptions& options,
+                             std::string* error);
+
+}  // namespace dlc

@@ -1,0 +1,351 @@
+/*
+ * dlconform plugin ABI.
+ *
+ * A dlconform plugin is a shared library that plays the producer and/or the consumer side of a
+ * DLPack exchange. The harness loads it with dlopen(), calls its one exported entry point
+ * (DLCONFORM_PLUGIN_ENTRY_NAME), and drives it through the function table it returns.
+ *
+ * This header is plain C (C11 or C++11 and later) and depends only on <stdint.h> and
+ * <stddef.h>. It deliberately does not include dlpack.h: the plugin compiles against whatever
+ * DLPack header it wants to test, and the tensor crosses this boundary type-erased, exactly as
+ * it crosses a PyCapsule (a name plus a void pointer).
+ *
+ * Rules that hold for every slot in this file:
+ *  - No function may throw or longjmp across this boundary. A C++ plugin catches everything.
+ *  - Fallible functions return an int code (DLC_OK or one of DLC_ERR_*). On failure they write a
+ *    NUL-terminated, one-line message into the caller-owned buffer `err` of `err_len` bytes
+ *    (truncating as needed). Messages read "expected X but found Y" where that fits.
+ *  - Strings returned by a plugin (names, descriptions, capsule names) are static: they stay valid
+ *    until the library is unloaded.
+ *  - Pointers passed in by the harness are borrowed for the duration of the call unless the slot
+ *    says otherwise.
+ */
+#ifndef DLCONFORM_PLUGIN_H_
+#define DLCONFORM_PLUGIN_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------------------------------------
+ * Versions and result codes
+ * ------------------------------------------------------------------------------------------- */
+
+/** Version of this plugin ABI. A table whose header.abi_version differs is refused at load. */
+#define DLCONFORM_PLUGIN_ABI_VERSION 1u
+
+/** Name of the symbol every plugin exports (see DLCPluginEntryFn). */
+#define DLCONFORM_PLUGIN_ENTRY_NAME "dlconform_plugin_entry"
+
+/** The call succeeded. */
+#define DLC_OK 0
+/** The analogue of Python's BufferError: a producer cannot export this tensor as asked, or a
+ *  consumer refuses the tensor it was handed. A clean refusal, not a harness error. */
+#define DLC_ERR_BUFFER 1
+/** The analogue of Python's TypeError on an unknown keyword: a legacy producer does not know
+ *  max_version, dl_device or copy. The caller retries without them (DLPack rule VER-5). */
+#define DLC_ERR_TYPE 2
+/** The request itself is malformed (a harness or adapter bug, not a DLPack finding). */
+#define DLC_ERR_INVALID 3
+/** The plugin failed for a reason of its own (out of memory, a framework error). */
+#define DLC_ERR_INTERNAL 4
+
+/** Roles a plugin can play; bitwise OR in DLCPlugin.roles. */
+#define DLC_ROLE_PRODUCER 1u
+#define DLC_ROLE_CONSUMER 2u
+
+/** A DLPack version as the plugin's own header declares it. v0.x headers map DLPACK_VERSION
+ *  60/70/80 to {0,6}/{0,7}/{0,8}. */
+typedef struct DLCVersion {
+  uint32_t major;
+  uint32_t minor;
+} DLCVersion;
+
+/** Mirror of DLDataType: the same three fields, with the same widths. */
+typedef struct DLCDtype {
+  uint8_t code;
+  uint8_t bits;
+  uint16_t lanes;
+} DLCDtype;
+
+/** Mirror of DLDevice. */
+typedef struct DLCDevice {
+  int32_t device_type;
+  int32_t device_id;
+} DLCDevice;
+
+/* ---------------------------------------------------------------------------------------------
+ * Host services: what the harness offers a plugin
+ * ------------------------------------------------------------------------------------------- */
+
+/** What an allocation holds; the harness uses it to name the buffer in a fault report. */
+typedef enum DLCAllocKind {
+  DLC_ALLOC_STRUCT = 0,  /**< a DLManagedTensor(Versioned) or a design-variant struct */
+  DLC_ALLOC_SHAPE = 1,   /**< a shape array */
+  DLC_ALLOC_STRIDES = 2, /**< a strides array */
+  DLC_ALLOC_DATA = 3,    /**< the element storage */
+  DLC_ALLOC_CONTEXT = 4  /**< a manager_ctx block */
+} DLCAllocKind;
+
+/**
+ * Services the harness lends a plugin for its whole lifetime. Every function pointer is non-NULL.
+ * Plugins that do not use them (a framework adapter, say) simply ignore the table.
+ */
+typedef struct DLCHost {
+  /** DLCONFORM_PLUGIN_ABI_VERSION of the harness. */
+  uint32_t abi_version;
+  /** Opaque; pass back as the first argument of every service. */
+  void* ctx;
+
+  /**
+   * Allocate `size` bytes placed so that the byte after the last one is the first byte of an
+   * inaccessible guard page: reading one byte too far faults, also in code that is not built with
+   * a sanitizer. `size` may be 0. The block's start is aligned to `align` (a power of two, 1 to
+   * 4096) only if `size` is a multiple of `align`; otherwise the end stays flush with the guard
+   * and the start is as aligned as that allows. Returns NULL on failure. The caller owns the block
+   * and frees it with `free`.
+   */
+  void* (*alloc)(void* ctx, size_t size, size_t align, DLCAllocKind kind);
+  /**
+   * Make a block from `alloc` read-only (DLPack flag READ_ONLY, rule FLAG-1): a later write to it
+   * faults and is reported as a write to a read-only tensor. Returns DLC_OK or DLC_ERR_INVALID.
+   */
+  int (*protect_read_only)(void* ctx, void* block);
+  /**
+   * Release a block from `alloc`. Its pages stay reserved and inaccessible, so any later touch is
+   * reported as a use after delete (rule LIFE-6). NULL is a no-op.
+   */
+  void (*free)(void* ctx, void* block);
+  /**
+   * A pointer that faults on any host access, for tensors that claim a non-CPU device: a host
+   * dereference of it is reported as rule DEV-3. `size` bytes are reserved.
+   */
+  void* (*device_poison)(void* ctx, size_t size);
+  /**
+   * The deleter ledger (rule LIFE-3). A mock producer's deleter calls this first, with the
+   * struct it was given. Returns 0 on the first call for that struct, and non-zero if the struct
+   * was already deleted or was never produced: the deleter must then return at once without
+   * touching `managed`, since the harness has already recorded the double call.
+   */
+  int (*deleter_called)(void* ctx, const void* managed);
+  /** Record that a producer handed out `managed`; the ledger then expects one deleter call. */
+  void (*produced)(void* ctx, const void* managed);
+} DLCHost;
+
+/* ---------------------------------------------------------------------------------------------
+ * Requests, hand-offs and observations
+ * ------------------------------------------------------------------------------------------- */
+
+/** Bits of DLCTensorSpec.options. */
+#define DLC_SPEC_READ_ONLY 1u            /**< export read-only (FLAG-1) */
+#define DLC_SPEC_NULL_STRIDES 2u         /**< emit strides == NULL (compact row-major, LAY-5) */
+#define DLC_SPEC_NULL_DATA_IF_EMPTY 4u   /**< a zero-size tensor gets data == NULL (LAY-7) */
+#define DLC_SPEC_NULL_SHAPE_IF_SCALAR 8u /**< ndim == 0 gets shape == strides == NULL (LAY-6) */
+#define DLC_SPEC_SUBBYTE_PADDED 16u      /**< set IS_SUBBYTE_TYPE_PADDED (FLAG-3) */
+#define DLC_SPEC_NULL_DELETER 32u        /**< leave deleter NULL (LIFE-4); the harness frees */
+
+/** The fill rule: element k in logical row-major order holds dlc_fill_byte(seed, k, j) in its
+ *  byte j. See dlc_fill_byte below; producers and the harness share it. */
+typedef struct DLCTensorSpec {
+  DLCDtype dtype;
+  int32_t ndim;
+  /** `ndim` extents. */
+  int64_t shape[32];
+  /** `ndim` strides in elements, used when has_strides is non-zero; otherwise compact. */
+  int64_t strides[32];
+  int32_t has_strides;
+  /** Offset in bytes from `data` to the first element (LAY-4). */
+  uint64_t byte_offset;
+  /** Bytes to add to a 256-aligned storage start, to test alignment assumptions (LAY-9). */
+  uint32_t misalign;
+  DLCDevice device;
+  /** DLC_SPEC_* bits. */
+  uint32_t options;
+  /** Extra bits the producer ORs into a versioned struct's flags (FLAG-4 tests). */
+  uint64_t extra_flags;
+  /** Seed of the fill rule. */
+  uint32_t fill_seed;
+} DLCTensorSpec;
+
+/** The analogue of `__dlpack__(*, stream, max_version, dl_device, copy)`. */
+typedef struct DLCRequest {
+  /** Zero for a legacy caller (max_version=None); non-zero to ask for at most `max_version`. */
+  int32_t has_max_version;
+  DLCVersion max_version;
+  /** -1 for copy=None, 0 for copy=False, 1 for copy=True (STRM-4). */
+  int32_t copy;
+  /** Non-zero to pass dl_device (STRM-3). */
+  int32_t has_dl_device;
+  DLCDevice dl_device;
+  /** Non-zero to pass stream; the value follows the Python spec (STRM-1, STRM-2). */
+  int32_t has_stream;
+  int64_t stream;
+  /** Non-zero for a raw, type-erased exchange: the producer hands over its native struct with no
+   *  negotiation, as a bare void* would carry it. */
+  int32_t raw;
+  /** The tensor to make. */
+  DLCTensorSpec tensor;
+} DLCRequest;
+
+/**
+ * A type-erased tensor in flight, like a PyCapsule.
+ * `name` is "dltensor" for a DLManagedTensor*, "dltensor_versioned" for a
+ * DLManagedTensorVersioned*, or NULL for a raw exchange. A consumer that takes ownership sets it
+ * to "used_dltensor" / "used_dltensor_versioned" before anything that can fail (LIFE-1); from
+ * then on it owns the tensor and owes exactly one deleter call (LIFE-3).
+ */
+typedef struct DLCHandoff {
+  const char* name;
+  void* pointer;
+} DLCHandoff;
+
+/** Kinds of struct a consumer can report having read. */
+#define DLC_STRUCT_UNKNOWN 0
+#define DLC_STRUCT_LEGACY 1
+#define DLC_STRUCT_VERSIONED 2
+
+/** What a consumer saw. It fills every field it read; the harness compares against the spec. */
+typedef struct DLCObservation {
+  int32_t struct_kind; /**< DLC_STRUCT_* */
+  DLCVersion version;  /**< as read from the struct; {0,0} for legacy */
+  uint64_t flags;      /**< as read; 0 for legacy */
+  DLCDevice device;
+  DLCDtype dtype;
+  int32_t ndim;
+  int64_t shape[32];   /**< first min(ndim, 32) extents */
+  int32_t has_strides; /**< whether strides was non-NULL */
+  int64_t strides[32];
+  uint64_t byte_offset;
+  /** dlc_digest over every element, in logical row-major order (see dlc_digest_*). */
+  uint64_t digest;
+  /** Number of elements digested. */
+  uint64_t elements_read;
+  /** Non-zero if the consumer imported without reading elements (device memory, say). */
+  int32_t data_not_read;
+} DLCObservation;
+
+/* ---------------------------------------------------------------------------------------------
+ * The plugin table
+ * ------------------------------------------------------------------------------------------- */
+
+/** The stable head of every table, frozen across plugin-ABI versions. */
+typedef struct DLCPluginHeader {
+  /** DLCONFORM_PLUGIN_ABI_VERSION the table was built for. */
+  uint32_t abi_version;
+  /** sizeof the full table, so that later versions can append slots. */
+  uint32_t table_size;
+  /** An older table the same plugin also provides, or NULL (like DLPackExchangeAPIHeader). */
+  const struct DLCPluginHeader* prev;
+} DLCPluginHeader;
+
+/**
+ * Create the plugin's state. May be NULL (no state). `host` stays valid until `destroy`.
+ * On success sets *state (which may be NULL) and returns DLC_OK.
+ */
+typedef int (*DLCCreateFn)(const DLCHost* host, void** state, char* err, size_t err_len);
+
+/** Destroy the state from `create`. May be NULL. */
+typedef void (*DLCDestroyFn)(void* state);
+
+/**
+ * Producer: make a tensor as `request` asks and hand it over in *out. NULL for a consumer-only
+ * plugin.
+ * On DLC_OK, out->pointer is an owning pointer: whoever receives it owes one deleter call.
+ * On failure nothing is handed over and *out is untouched. A producer that cannot export as asked
+ * returns DLC_ERR_BUFFER; one that does not understand a keyword (max_version on a legacy
+ * producer) returns DLC_ERR_TYPE.
+ */
+typedef int (*DLCProduceFn)(void* state, const DLCRequest* request, DLCHandoff* out, char* err,
+                            size_t err_len);
+
+/**
+ * Consumer: import `handoff`, read it, and describe what was read in *obs. NULL for a
+ * producer-only plugin.
+ * Ownership passes to the consumer when this is called, whatever it returns: it renames the
+ * handoff (LIFE-1) and calls the deleter exactly once, here or in `release`, also on rejection
+ * (LIFE-3). `requested` is the request the harness made on the consumer's behalf (its
+ * max_version), so that the consumer can check what it got back (VER-4).
+ * Returns DLC_OK if imported, DLC_ERR_BUFFER if refused (with the reason in `err`).
+ */
+typedef int (*DLCConsumeFn)(void* state, DLCHandoff* handoff, const DLCRequest* requested,
+                            DLCObservation* obs, char* err, size_t err_len);
+
+/**
+ * Consumer: drop everything imported by the last `consume`, calling the deleter if it has not
+ * been called yet. Called once after every `consume`, whatever it returned. May be NULL only if
+ * `consume` always deletes before returning.
+ */
+typedef void (*DLCReleaseFn)(void* state);
+
+/** The table a plugin's entry point returns. Static storage; never freed. */
+typedef struct DLCPlugin {
+  DLCPluginHeader header;
+  /** Short unique name, for example "legacy-producer". Non-NULL. */
+  const char* name;
+  /** One sentence for reports. May be NULL. */
+  const char* description;
+  /** DLC_ROLE_* bits. Non-zero. */
+  uint32_t roles;
+  /** The DLPack header version this plugin was compiled against (from that header's macros). */
+  DLCVersion dlpack_version;
+  /** Consumer only: the highest version it asks for, or has_max_version == 0 for a legacy
+   *  consumer that never passes max_version. */
+  int32_t has_max_version;
+  DLCVersion max_version;
+  /** Producer only: the layout family it emits raw, a free-form tag ("legacy", "versioned",
+   *  "variant-a1", ...), shown in reports. May be NULL. */
+  const char* layout;
+  DLCCreateFn create;
+  DLCDestroyFn destroy;
+  DLCProduceFn produce;
+  DLCConsumeFn consume;
+  DLCReleaseFn release;
+} DLCPlugin;
+
+/**
+ * The entry point. Returns the plugin's table (static storage), or NULL if the plugin cannot run
+ * in this process. Exported with default visibility under the name DLCONFORM_PLUGIN_ENTRY_NAME.
+ */
+typedef const DLCPlugin* (*DLCPluginEntryFn)(void);
+
+/* ---------------------------------------------------------------------------------------------
+ * The fill rule and the element digest, shared by producers, consumers and the harness
+ * ------------------------------------------------------------------------------------------- */
+
+/** Byte j of element k under fill seed `seed`: a cheap mix, never constant along k or j. */
+static inline uint8_t dlc_fill_byte(uint32_t seed, uint64_t k, uint32_t j) {
+  uint64_t x = (k + 1) * 0x9E3779B97F4A7C15ull ^ ((uint64_t)seed << 32) ^
+               (uint64_t)j * 0xBF58476D1CE4E5B9ull;
+  x ^= x >> 31;
+  x *= 0x94D049BB133111EBull;
+  x ^= x >> 29;
+  return (uint8_t)x;
+}
+
+/**
+ * FNV-1a 64 over element bytes in logical row-major order. Start with dlc_digest_init().
+ * An element is (bits * lanes + 7) / 8 bytes, read at
+ * data + byte_offset + (sum of index[i] * strides[i]) * that size.
+ * Packed sub-byte types (bits * lanes < 8 without IS_SUBBYTE_TYPE_PADDED) are compact by
+ * construction; for them the unit is the storage byte instead of the element, and byte k of the
+ * storage holds dlc_fill_byte(seed, k, 0).
+ */
+static inline uint64_t dlc_digest_init(void) { return 0xCBF29CE484222325ull; }
+
+static inline uint64_t dlc_digest_update(uint64_t digest, const void* bytes, size_t n) {
+  const uint8_t* p = (const uint8_t*)bytes;
+  for (size_t i = 0; i < n; ++i) {
+    digest ^= p[i];
+    digest *= 0x100000001B3ull;
+  }
+  return digest;
+}
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* DLCONFORM_PLUGIN_H_ */
