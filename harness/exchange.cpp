@@ -90,7 +90,8 @@ Outcome judge_negotiation(const Participant& producer, const CaseDef& c, int rc,
   return Outcome{Verdict::pass, "", "VER-4", std::string("answered with ") + h.name};
 }
 
-Outcome judge_exchange(const Participant& consumer, const TensorCase& t, const CaseDef& c,
+Outcome judge_exchange(const Participant& producer, const Participant& consumer,
+                       const TensorCase& t, const CaseDef& c,
                        const DLCHandoff& h_in, const DLCRequest& request) {
   HostState& host = process_host();
   DLCHandoff h = h_in;
@@ -170,6 +171,13 @@ Outcome judge_exchange(const Participant& consumer, const TensorCase& t, const C
     if (rc != DLC_ERR_BUFFER) {
       return finding("consumer-error", "",
                      std::string("consume() returned ") + std::to_string(rc) + ": " + error);
+    }
+    // A raw exchange of a layout the reader should understand must import (the RFC verdicts).
+    const bool raw_refusal = raw && t.must_accept &&
+                             producer.plugin.name() != "future-major-producer";
+    if (raw_refusal) {
+      return finding("rejected-valid", t.rule,
+                     std::string("a raw exchange of a valid tensor was refused: ") + error);
     }
     if (truth_known && truth.accepted && t.must_accept) {
       return finding("rejected-valid", t.rule, std::string("a valid tensor was refused: ") + error);
@@ -274,7 +282,7 @@ void run_exchange(const std::vector<Participant>& participants, CaseDef& c) noex
     outcome =
         Outcome{Verdict::skip, "", "", std::string("producer refused") + fallback + ": " + error};
   } else {
-    outcome = judge_exchange(participants[c.consumer], t, c, h, request);
+    outcome = judge_exchange(producer, participants[c.consumer], t, c, h, request);
     if (!fallback.empty() && outcome.verdict == Verdict::pass) outcome.detail += fallback;
   }
   c.result.verdict = outcome.verdict;

@@ -85,6 +85,11 @@ void* GuardArena::alloc(size_t size, size_t align, DLCAllocKind kind) noexcept {
     munmap(base, total);
     return nullptr;
   }
+  if (kind == DLC_ALLOC_STRUCT) {
+    // Poison the slack before a struct, so a reader that steps back from the pointer (the A2
+    // design, or a wrong container_of) reads garbage, not zeros that look like a valid version.
+    std::memset(base, 0xA5, body - size);
+  }
   Block& block = blocks_[count_++];
   block.map_base = map_base;
   block.map_size = total;
@@ -193,6 +198,14 @@ bool GuardArena::classify(uintptr_t address, bool is_write, bool is_exec,
     text.add(static_cast<int64_t>(address - block->start)).add(")");
     return true;
   }
+  if (is_exec) {
+    out->finding_class = "bad-function-pointer";
+    out->rule = "LAY-2";
+    text.add("called into a ").add(kind).add(" buffer as if it were code (offset ");
+    text.add(static_cast<int64_t>(address - block->start));
+    text.add("): a deleter read from the wrong offset");
+    return true;
+  }
   if (address >= end) {
     if (block->kind == DLC_ALLOC_STRUCT && block->size == 24) {
       // Only version, manager_ctx and deleter exist in another major version (VER-2).
@@ -205,9 +218,9 @@ bool GuardArena::classify(uintptr_t address, bool is_write, bool is_exec,
     const bool legacy_tail = block->kind == DLC_ALLOC_STRUCT && block->size == 64;
     out->finding_class = block->kind == DLC_ALLOC_STRUCT ? "struct-overread" : "out-of-bounds";
     out->rule = legacy_tail ? "LAY-2" : (block->kind == DLC_ALLOC_DATA ? "LAY-10" : "LAY-1");
-    text.add(is_write ? "write " : "read ").add(static_cast<int64_t>(address - end));
-    text.add(" bytes past the end of a ").add(static_cast<int64_t>(block->size));
-    text.add("-byte ").add(kind).add(" buffer");
+    text.add(is_write ? "write" : "read").add(" past the end of a ");
+    text.add(static_cast<int64_t>(block->size)).add("-byte ").add(kind).add(" buffer (at offset ");
+    text.add(static_cast<int64_t>(address - block->start)).add(")");
     if (legacy_tail) text.add(" (a legacy DLManagedTensor has no version field)");
     return true;
   }
