@@ -185,7 +185,11 @@ int consume(void*, DLCHandoff* handoff, const DLCRequest*, DLCObservation* obs, 
   DLTensor* tensor = tensor_of(t);
   obs->ndim = tensor->ndim;
   obs->dtype = {tensor->dtype.code, tensor->dtype.bits, tensor->dtype.lanes};
-  obs->device = {static_cast<int32_t>(tensor->device.device_type), tensor->device.device_id};
+  // Read the device type as the int32 it is: through v0.6's C++ enum (no fixed underlying type)
+  // a value the header does not list is undefined behaviour (DEV-1), which UBSan reports.
+  int32_t device = 0;
+  std::memcpy(&device, &tensor->device.device_type, sizeof device);
+  obs->device = {device, tensor->device.device_id};
   obs->byte_offset = tensor->byte_offset;
   obs->has_strides = tensor->strides != nullptr;
   // Planted over-reads go through volatile so that the compiler keeps them.
@@ -234,7 +238,6 @@ int consume(void*, DLCHandoff* handoff, const DLCRequest*, DLCObservation* obs, 
   }
 
   // 4. Data: only host memory is read (DEV-3).
-  const int32_t device = static_cast<int32_t>(tensor->device.device_type);
   if (device != 1)
     return refuse(
         t, err, err_len,

@@ -109,9 +109,10 @@ Outcome judge_exchange(const Participant& producer, const Participant& consumer,
     }
     if (versioned) {
       const auto* m = static_cast<abi::ManagedTensorVersioned*>(h.pointer);
-      const bool same_major = m->version.major == 1;
-      const int32_t ndim = m->dl_tensor.ndim;
-      if (same_major && (m->version.minor >= 2) && ndim != 0 && m->dl_tensor.strides == nullptr) {
+      // Only a major-1 struct has a dl_tensor to look at (VER-2).
+      const bool v12_or_later = m->version.major == 1 && m->version.minor >= 2;
+      const int32_t ndim = v12_or_later ? m->dl_tensor.ndim : 0;
+      if (v12_or_later && ndim != 0 && m->dl_tensor.strides == nullptr) {
         delete_unclaimed(h);
         return finding("producer-violation", "LAY-5",
                        "expected strides != NULL for ndim=" + std::to_string(ndim) +

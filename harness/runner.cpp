@@ -349,8 +349,10 @@ bool run_cases(const std::vector<Participant>& participants, std::vector<CaseDef
                                 ? std::string("killed by ") + signal_name(WTERMSIG(status))
                                 : "exited with status " + std::to_string(WEXITSTATUS(status));
           const std::string said = stderr_summary(w.stderr_path);
-          if (said.find("AddressSanitizer") != std::string::npos)
+          if (said.find("Sanitizer") != std::string::npos ||
+              said.find("runtime error") != std::string::npos) {
             r.finding_class = "sanitizer-report";
+          }
           r.detail = "worker " + how + (said.empty() ? "" : ": " + said);
         }
         finish(static_cast<size_t>(current));

@@ -68,7 +68,9 @@ inline int build_dltensor(const DLCTensorSpec& spec, DLTensor* t, Owned* owned,
   t->dtype.code = spec.dtype.code;
   t->dtype.bits = spec.dtype.bits;
   t->dtype.lanes = spec.dtype.lanes;
-  t->device.device_type = static_cast<decltype(t->device.device_type)>(spec.device.device_type);
+  // Stored as raw bytes: casting an unlisted value to v0.6's C++ enum is undefined (DEV-1).
+  static_assert(sizeof t->device.device_type == sizeof spec.device.device_type, "LAY-1");
+  std::memcpy(&t->device.device_type, &spec.device.device_type, sizeof spec.device.device_type);
   t->device.device_id = spec.device.device_id;
   t->byte_offset = spec.byte_offset;
   const bool scalar_null = spec.ndim == 0 && (spec.options & DLC_SPEC_NULL_SHAPE_IF_SCALAR);

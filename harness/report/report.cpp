@@ -498,7 +498,10 @@ document.querySelectorAll('td.cell').forEach(td=>td.addEventListener('click',()=
 show(CELLS[+td.dataset.cell]);drill.scrollIntoView({behavior:'smooth'});}));
 document.getElementById('filter').addEventListener('input',e=>{const q=e.target.value;
 show(CASES.map((c,i)=>i).filter(i=>CASES[i][0].includes(q)));});
-show(CASES.map((c,i)=>i).filter(i=>!CASES[i][6]));
+// First view: what went wrong; else the findings reproduced on purpose; else everything.
+const all=CASES.map((c,i)=>i),bad=all.filter(i=>!CASES[i][6]),
+broken=all.filter(i=>CASES[i][2]==='broken');
+show(bad.length?bad:(broken.length?broken:all));
 </script></body></html>
 )";
   return o.str();

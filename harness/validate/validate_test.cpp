@@ -203,7 +203,8 @@ TEST_CASE("validate: strided digests equal the compact copy's (LAY-4, LAY-8)", "
   spec.fill_seed = 7;
   const dlc_fill::Geometry g = dlc_fill::geometry(spec);
   REQUIRE(g.valid);
-  std::vector<uint8_t> storage(64 + g.storage_bytes);
+  // Room on both sides, so that the wrong (compact) reading below stays inside the buffer.
+  std::vector<uint8_t> storage(64 + g.storage_bytes + 64);
   uint8_t* origin = storage.data() + 64 + (-g.min_offset) * 2;
   dlc_fill::fill(spec, g, origin);
   int64_t shape[2] = {3, 4}, strides[2] = {-1, 3};
