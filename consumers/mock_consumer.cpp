@@ -254,7 +254,8 @@ int consume(void*, DLCHandoff* handoff, const DLCRequest*, DLCObservation* obs, 
   if (kBug == DLC_BUG_double_delete) {
 #if DLC_HDR_MAJOR >= 1
     if (t.kind == DLC_STRUCT_VERSIONED) {
-      g_cached_versioned_deleter = static_cast<struct DLManagedTensorVersioned*>(t.pointer)->deleter;
+      g_cached_versioned_deleter =
+          static_cast<struct DLManagedTensorVersioned*>(t.pointer)->deleter;
     }
 #endif
     if (t.kind == DLC_STRUCT_LEGACY) {

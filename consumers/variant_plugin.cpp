@@ -77,7 +77,8 @@ int produce(void*, const DLCRequest* request, DLCHandoff* out, char* err, size_t
       g_host->alloc(g_host->ctx, sizeof(DLManagedTensor), 8, DLC_ALLOC_STRUCT));
   if (m == nullptr) return DLC_ERR_INTERNAL;
 #endif
-  const int rc = dlc_mock::build_dltensor(request->tensor, &m->dl_tensor, owned, true, err, err_len);
+  const int rc =
+      dlc_mock::build_dltensor(request->tensor, &m->dl_tensor, owned, true, err, err_len);
   if (rc != DLC_OK) return rc;
   m->manager_ctx = owned;
   m->deleter = (request->tensor.options & DLC_SPEC_NULL_DELETER) ? nullptr : deleter;
@@ -107,9 +108,9 @@ int consume(void*, DLCHandoff* handoff, const DLCRequest*, DLCObservation* obs, 
   bool present = false;
   const DLPackVersion version = read_version(m, &present);
   if (!present || version.major != DLPACK_MAJOR_VERSION) {
-    const std::string why = present ? "expected DLPack major 1 but found " +
-                                          std::to_string(version.major) + " (VER-2)"
-                                    : std::string("no version tag: not a tensor of this design");
+    const std::string why =
+        present ? "expected DLPack major 1 but found " + std::to_string(version.major) + " (VER-2)"
+                : std::string("no version tag: not a tensor of this design");
     set_error(err, err_len, why.c_str());
     return DLC_ERR_BUFFER;  // release() still deletes
   }

@@ -91,8 +91,8 @@ Outcome judge_negotiation(const Participant& producer, const CaseDef& c, int rc,
 }
 
 Outcome judge_exchange(const Participant& producer, const Participant& consumer,
-                       const TensorCase& t, const CaseDef& c,
-                       const DLCHandoff& h_in, const DLCRequest& request) {
+                       const TensorCase& t, const CaseDef& c, const DLCHandoff& h_in,
+                       const DLCRequest& request) {
   HostState& host = process_host();
   DLCHandoff h = h_in;
   const bool raw = c.raw;
@@ -174,8 +174,8 @@ Outcome judge_exchange(const Participant& producer, const Participant& consumer,
                      std::string("consume() returned ") + std::to_string(rc) + ": " + error);
     }
     // A raw exchange of a layout the reader should understand must import (the RFC verdicts).
-    const bool raw_refusal = raw && t.must_accept &&
-                             producer.plugin.name() != "future-major-producer";
+    const bool raw_refusal =
+        raw && t.must_accept && producer.plugin.name() != "future-major-producer";
     if (raw_refusal) {
       return finding("rejected-valid", t.rule,
                      std::string("a raw exchange of a valid tensor was refused: ") + error);

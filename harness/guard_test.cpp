@@ -41,7 +41,8 @@ TEST_CASE("guard: a fault past the end names the buffer and the distance", "[uni
   REQUIRE(arena.classify(reinterpret_cast<uintptr_t>(p + 72), false, false, &report));
   CHECK(std::string(report.finding_class) == "struct-overread");
   CHECK(std::string(report.rule) == "LAY-2");
-  CHECK(std::string(report.detail).find("read past the end of a 64-byte struct buffer (at offset 72)") !=
+  CHECK(std::string(report.detail)
+            .find("read past the end of a 64-byte struct buffer (at offset 72)") !=
         std::string::npos);
 }
 

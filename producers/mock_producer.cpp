@@ -43,7 +43,8 @@ void legacy_deleter(DLManagedTensor* self) {
   g_host->free(g_host->ctx, self);
 }
 
-[[maybe_unused]] int make_legacy(const DLCRequest& request, DLCHandoff* out, char* err, size_t err_len) {
+[[maybe_unused]] int make_legacy(const DLCRequest& request, DLCHandoff* out, char* err,
+                                 size_t err_len) {
   if (request.tensor.options & DLC_SPEC_READ_ONLY) {
     // A legacy struct cannot say read-only (FLAG-1): refuse rather than hand out writable memory.
     set_error(err, err_len, "cannot export a read-only tensor as legacy DLManagedTensor (FLAG-1)");
@@ -51,7 +52,8 @@ void legacy_deleter(DLManagedTensor* self) {
   }
   if (request.tensor.options & DLC_SPEC_SUBBYTE_PADDED) {
     // Nor padded sub-byte elements (FLAG-3): a legacy consumer would read them as packed.
-    set_error(err, err_len, "cannot export padded sub-byte elements as legacy DLManagedTensor (FLAG-3)");
+    set_error(err, err_len,
+              "cannot export padded sub-byte elements as legacy DLManagedTensor (FLAG-3)");
     return DLC_ERR_BUFFER;
   }
   Owned* owned = dlc_mock::new_owned();

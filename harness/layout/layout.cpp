@@ -7,12 +7,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <algorithm>
 #include <future>
 #include <set>
 #include <sstream>
@@ -25,20 +25,32 @@ namespace {
 
 struct Item {
   std::string key;
-  std::string expr;  // an integer expression; empty for a macro fact
-  std::string macro; // for macro facts: the macro tested with #ifdef
+  std::string expr;   // an integer expression; empty for a macro fact
+  std::string macro;  // for macro facts: the macro tested with #ifdef
 };
 
-const char* const kDevices[] = {"kDLCPU",       "kDLCUDA",      "kDLCUDAHost",    "kDLOpenCL",
-                                "kDLVulkan",    "kDLMetal",     "kDLVPI",         "kDLROCM",
-                                "kDLROCMHost",  "kDLExtDev",    "kDLCUDAManaged", "kDLOneAPI",
-                                "kDLWebGPU",    "kDLHexagon",   "kDLMAIA",        "kDLTrn"};
-const char* const kCodes[] = {
-    "kDLInt",           "kDLUInt",          "kDLFloat",           "kDLOpaqueHandle",
-    "kDLBfloat",        "kDLComplex",       "kDLBool",            "kDLFloat8_e3m4",
-    "kDLFloat8_e4m3",   "kDLFloat8_e4m3b11fnuz", "kDLFloat8_e4m3fn", "kDLFloat8_e4m3fnuz",
-    "kDLFloat8_e5m2",   "kDLFloat8_e5m2fnuz", "kDLFloat8_e8m0fnu", "kDLFloat6_e2m3fn",
-    "kDLFloat6_e3m2fn", "kDLFloat4_e2m1fn"};
+const char* const kDevices[] = {"kDLCPU",      "kDLCUDA",    "kDLCUDAHost",    "kDLOpenCL",
+                                "kDLVulkan",   "kDLMetal",   "kDLVPI",         "kDLROCM",
+                                "kDLROCMHost", "kDLExtDev",  "kDLCUDAManaged", "kDLOneAPI",
+                                "kDLWebGPU",   "kDLHexagon", "kDLMAIA",        "kDLTrn"};
+const char* const kCodes[] = {"kDLInt",
+                              "kDLUInt",
+                              "kDLFloat",
+                              "kDLOpaqueHandle",
+                              "kDLBfloat",
+                              "kDLComplex",
+                              "kDLBool",
+                              "kDLFloat8_e3m4",
+                              "kDLFloat8_e4m3",
+                              "kDLFloat8_e4m3b11fnuz",
+                              "kDLFloat8_e4m3fn",
+                              "kDLFloat8_e4m3fnuz",
+                              "kDLFloat8_e5m2",
+                              "kDLFloat8_e5m2fnuz",
+                              "kDLFloat8_e8m0fnu",
+                              "kDLFloat6_e2m3fn",
+                              "kDLFloat6_e3m2fn",
+                              "kDLFloat4_e2m1fn"};
 const char* const kMacros[] = {"DLPACK_VERSION",
                                "DLPACK_ABI_VERSION",
                                "DLPACK_MAJOR_VERSION",
@@ -127,7 +139,8 @@ std::string probe_source(const std::string& header, const std::vector<Item>& ite
       (*lines)[line] = i;
       // Spelled out on the line itself, so a compiler error points at this item.
       std::string expr = it.expr;
-      if (expr.rfind("DLC_ALIGNOF ", 0) == 0) expr = (cxx ? "alignof" : "_Alignof") + expr.substr(11);
+      if (expr.rfind("DLC_ALIGNOF ", 0) == 0)
+        expr = (cxx ? "alignof" : "_Alignof") + expr.substr(11);
       emit("  printf(\"" + it.key + "=%lld\\n\", (long long)(" + expr + "));");
     }
   }
@@ -197,7 +210,8 @@ LangResult probe_language(const std::string& path, const std::string& compiler, 
       std::string line;
       while (std::getline(in, line)) {
         const size_t eq = line.find('=');
-        if (eq != std::string::npos) r.facts[line.substr(0, eq)] = std::atoll(line.c_str() + eq + 1);
+        if (eq != std::string::npos)
+          r.facts[line.substr(0, eq)] = std::atoll(line.c_str() + eq + 1);
       }
       r.compiles = p.status == 0;
       if (!r.compiles) r.error = "the probe built but did not run";
@@ -212,9 +226,11 @@ LangResult probe_language(const std::string& path, const std::string& compiler, 
       const size_t at = line.find(where);
       const bool is_error = line.find(": error") != std::string::npos;
       int error_line = -1;
-      if (at != std::string::npos && is_error) error_line = std::atoi(line.c_str() + at + where.size());
+      if (at != std::string::npos && is_error)
+        error_line = std::atoi(line.c_str() + at + where.size());
       if (error_line < 0) {
-        if (line.find(": error") != std::string::npos && line.find("probe.c") == std::string::npos) {
+        if (line.find(": error") != std::string::npos &&
+            line.find("probe.c") == std::string::npos) {
           r.error = "does not compile as " + std::string(cxx ? "C++" : "C") + ": " + line;
           return r;
         }
@@ -228,7 +244,8 @@ LangResult probe_language(const std::string& path, const std::string& compiler, 
       dropped |= skipped.insert(it->second).second;
     }
     if (!dropped) {
-      r.error = "does not compile as " + std::string(cxx ? "C++" : "C") + ": " + first_error(c.output);
+      r.error =
+          "does not compile as " + std::string(cxx ? "C++" : "C") + ": " + first_error(c.output);
       return r;
     }
   }
@@ -258,11 +275,16 @@ std::string field_of(const std::string& key) {
 
 const char* to_string(PairClass c) {
   switch (c) {
-    case PairClass::identical: return "identical";
-    case PairClass::compatible_additions: return "compatible-additions";
-    case PairClass::layout_break: return "layout-break";
-    case PairClass::source_break: return "source-break";
-    case PairClass::error: return "error";
+    case PairClass::identical:
+      return "identical";
+    case PairClass::compatible_additions:
+      return "compatible-additions";
+    case PairClass::layout_break:
+      return "layout-break";
+    case PairClass::source_break:
+      return "source-break";
+    case PairClass::error:
+      return "error";
   }
   return "?";
 }
@@ -318,11 +340,11 @@ PairReport classify(const HeaderFacts& from, const HeaderFacts& to) {
   std::vector<std::string> layout, source, additions;
   for (const auto& [key, value] : from.facts) {
     const auto it = to.facts.find(key);
-    const bool layout_fact = key.rfind("size.", 0) == 0 || key.rfind("offset.", 0) == 0 ||
-                             key.rfind("align.", 0) == 0;
+    const bool layout_fact =
+        key.rfind("size.", 0) == 0 || key.rfind("offset.", 0) == 0 || key.rfind("align.", 0) == 0;
     if (layout_fact) {
-      const std::string strukt = key.substr(key.find('.') + 1, key.find('.', key.find('.') + 1) -
-                                                                   key.find('.') - 1);
+      const std::string strukt =
+          key.substr(key.find('.') + 1, key.find('.', key.find('.') + 1) - key.find('.') - 1);
       if (!to.facts.count("size." + strukt)) continue;  // the struct itself is gone: source break
       if (it == to.facts.end()) {
         layout.push_back(field_of(key) + " is gone: " + scenario_of(key));
@@ -463,11 +485,16 @@ std::string fact(const HeaderFacts& h, const std::string& key) {
 
 const char* pair_symbol(PairClass c) {
   switch (c) {
-    case PairClass::identical: return "=";
-    case PairClass::compatible_additions: return "+";
-    case PairClass::layout_break: return "**L**";
-    case PairClass::source_break: return "S";
-    case PairClass::error: return "!";
+    case PairClass::identical:
+      return "=";
+    case PairClass::compatible_additions:
+      return "+";
+    case PairClass::layout_break:
+      return "**L**";
+    case PairClass::source_break:
+      return "S";
+    case PairClass::error:
+      return "!";
   }
   return "?";
 }
@@ -486,8 +513,8 @@ std::string render_markdown(const std::vector<HeaderFacts>& headers,
       << (h.compiles_cxx ? "yes" : "no") << " | " << fact(h, "size.DLTensor") << " | "
       << fact(h, "size.DLManagedTensor") << " (" << fact(h, "offset.DLManagedTensor.deleter")
       << ") | " << fact(h, "size.DLManagedTensorVersioned") << " ("
-      << fact(h, "offset.DLManagedTensorVersioned.dl_tensor") << ") | " << devices << " | "
-      << codes << " |\n";
+      << fact(h, "offset.DLManagedTensorVersioned.dl_tensor") << ") | " << devices << " | " << codes
+      << " |\n";
   }
   o << "\n## Pairs (row: older, column: newer)\n\n`=` identical · `+` compatible additions · "
        "**L** layout break · `S` source break · `!` not probed\n\n|  |";
@@ -511,7 +538,8 @@ std::string render_markdown(const std::vector<HeaderFacts>& headers,
   o << "\n## Breaks\n\n";
   for (const PairReport& p : pairs) {
     if (p.cls != PairClass::layout_break && p.cls != PairClass::source_break) continue;
-    o << "- **" << p.from << " → " << p.to << "** (" << to_string(p.cls) << "): " << p.reasons.front();
+    o << "- **" << p.from << " → " << p.to << "** (" << to_string(p.cls)
+      << "): " << p.reasons.front();
     if (p.reasons.size() > 1) o << " (+" << p.reasons.size() - 1 << " more)";
     o << "\n";
   }

@@ -16,7 +16,7 @@ struct HeaderFacts {
   std::string path;
   bool compiles_c = false;
   bool compiles_cxx = false;
-  std::string error;  // one line when the header cannot be probed
+  std::string error;                       // one line when the header cannot be probed
   std::map<std::string, long long> facts;  // from the C++ probe, C-only facts merged in
   std::vector<std::string> missing_in_c;   // facts C++ saw but C did not (typedef-less tags)
 };

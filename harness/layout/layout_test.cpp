@@ -109,7 +109,8 @@ TEST_CASE("layout: pairs are classified by what changed", "[unit]") {
   CHECK(append.cls == PairClass::layout_break);
   REQUIRE_FALSE(append.reasons.empty());
   bool deleter_moved = false;
-  for (const auto& r : append.reasons) deleter_moved |= r.find("DLManagedTensor.deleter moved 56 -> 64") == 0;
+  for (const auto& r : append.reasons)
+    deleter_moved |= r.find("DLManagedTensor.deleter moved 56 -> 64") == 0;
   CHECK(deleter_moved);
   const dlc::PairReport a1 = dlc::classify(probed("v0.6"), probed("variant-a1"));
   CHECK(a1.cls == PairClass::layout_break);

@@ -40,11 +40,21 @@ std::string json_string(std::string_view raw) {
   std::string out = "\"";
   for (char ch : s) {
     switch (ch) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (static_cast<unsigned char>(ch) < 0x20) {
           char buf[8];
@@ -64,11 +74,21 @@ std::string xml(std::string_view raw) {
   std::string out;
   for (char ch : s) {
     switch (ch) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
       default:
         if (static_cast<unsigned char>(ch) >= 0x20 || ch == '\n' || ch == '\t') out += ch;
     }
@@ -92,8 +112,27 @@ std::string md_cell(std::string_view raw) {
 
 // ---- ordering ------------------------------------------------------------------------------
 
-const char* const kScenarioOrder[] = {"S0", "S1", "S2", "native", "raw", "negotiation", "edge",
-                                      "planted"};
+const char* const kScenarioOrder[] = {"S0",  "S1",          "S2",   "native",
+                                      "raw", "negotiation", "edge", "planted"};
+
+// One line under each grid heading, for a reader who does not know the scenario names.
+const char* scenario_meaning(const std::string& s) {
+  if (s == "S0") return "a new (versioned) producer, an old consumer, through the capsule protocol";
+  if (s == "S1") return "an old producer, a new consumer, through the capsule protocol";
+  if (s == "S2") return "old code rebuilt against a newer header on either side";
+  if (s == "native") return "producer and consumer of the same generation";
+  if (s == "raw") return "a bare pointer with no negotiation: which layouts survive";
+  if (s == "negotiation") return "what each producer answers for each max_version (VER-4)";
+  if (s == "edge") return "the semantic edge cases: imported correctly or refused cleanly";
+  if (s == "planted") return "planted bugs: each must be caught with its finding class";
+  return "";
+}
+
+std::string seconds_text(double seconds) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f s", seconds);
+  return buf;
+}
 
 int scenario_rank(const std::string& s) {
   for (int i = 0; i < 8; ++i) {
@@ -105,9 +144,10 @@ int scenario_rank(const std::string& s) {
 // v0.6 < v0.7 < ... < v1.3 < variant-* < anything else, each group in natural order.
 bool header_less(const std::string& a, const std::string& b) {
   auto key = [](const std::string& h) {
-    int group = h.rfind("v", 0) == 0 && h.size() > 1 && std::isdigit(static_cast<unsigned char>(h[1]))
-                    ? 0
-                    : (h.rfind("variant-", 0) == 0 ? 1 : 2);
+    int group =
+        h.rfind("v", 0) == 0 && h.size() > 1 && std::isdigit(static_cast<unsigned char>(h[1]))
+            ? 0
+            : (h.rfind("variant-", 0) == 0 ? 1 : 2);
     unsigned major = 0, minor = 0;
     if (group == 0) std::sscanf(h.c_str(), "v%u.%u", &major, &minor);
     return std::make_tuple(group, major, minor, h);
@@ -217,15 +257,14 @@ std::vector<Grid> build_grids(const std::vector<CaseResult>& cases) {
         if (f.first++ == 0) f.second = i;
       }
       if (findings.empty()) continue;
-      auto best = std::max_element(findings.begin(), findings.end(), [](const auto& a, const auto& b) {
-        return a.second.first < b.second.first;
-      });
+      auto best = std::max_element(
+          findings.begin(), findings.end(),
+          [](const auto& a, const auto& b) { return a.second.first < b.second.first; });
       const CaseResult& example = cases[best->second.second];
-      cell.why = std::to_string(best->second.first) + " of " + std::to_string(cell.cases) +
-                 " cases: " + (example.finding_class.empty() ? to_string(example.verdict)
-                                                              : example.finding_class) +
-                 (example.rule_id.empty() ? "" : " (" + example.rule_id + ")") + ": " +
-                 example.detail;
+      cell.why =
+          std::to_string(best->second.first) + " of " + std::to_string(cell.cases) + " cases: " +
+          (example.finding_class.empty() ? to_string(example.verdict) : example.finding_class) +
+          (example.rule_id.empty() ? "" : " (" + example.rule_id + ")") + ": " + example.detail;
     }
     grids.push_back(std::move(g));
   }
@@ -302,12 +341,14 @@ std::string render_markdown(const RunInfo& info, const std::vector<CaseResult>& 
   std::ostringstream o;
   o << "# dlconform compatibility report\n\n";
   o << "**" << s.cases << " cases: " << s.as_expected << " as expected, " << s.unexpected
-    << " unexpected, " << s.known << " known** (" << info.wall_seconds << " s, " << info.jobs
-    << " workers, " << md_cell(info.machine) << ", " << info.started_at << ")\n\n";
-  o << "✅ every case passed · ⚠️ known incompatibility reproduced as expected · ❌ unexpected "
+    << " unexpected, " << s.known << " known** (" << seconds_text(info.wall_seconds) << ", "
+    << info.jobs << " workers, " << md_cell(info.machine) << ", " << info.started_at << ")\n\n";
+  o << "✅ every case passed · ⚠️ known incompatibility reproduced as expected · ❌ "
+       "unexpected "
        "result · ➖ not applicable. Rows: producer header; columns: consumer header.\n";
   for (const Grid& g : build_grids(cases)) {
-    o << "\n## " << g.scenario << "\n\n| producer \\ consumer |";
+    o << "\n## " << g.scenario << "\n\n"
+      << scenario_meaning(g.scenario) << "\n\n| producer \\ consumer |";
     for (const std::string& c : g.columns) o << " " << md_cell(c) << " |";
     o << "\n|---|";
     for (size_t k = 0; k < g.columns.size(); ++k) o << ":-:|";
@@ -369,8 +410,8 @@ std::string render_junit(const RunInfo& info, const std::vector<CaseResult>& cas
         ++skipped;
       }
     }
-    o << "  <testsuite name=\"" << xml(scenario) << "\" tests=\"" << list.size()
-      << "\" failures=\"" << failures << "\" skipped=\"" << skipped << "\">\n";
+    o << "  <testsuite name=\"" << xml(scenario) << "\" tests=\"" << list.size() << "\" failures=\""
+      << failures << "\" skipped=\"" << skipped << "\">\n";
     for (const CaseResult* c : list) {
       o << "    <testcase classname=\"dlconform." << xml(scenario) << "." << xml(c->producer.name)
         << "@" << xml(c->producer.header) << "\" name=\"" << xml(c->consumer.name) << "@"
@@ -421,8 +462,9 @@ ul.why{margin:6px 0;padding-left:20px;font-size:13px}
 </style></head><body>
 <h1>dlconform compatibility report</h1>
 <div class="meta">)"
-    << xml(info.machine) << " · " << xml(info.started_at) << " · " << info.wall_seconds << " s, "
-    << info.jobs << " workers</div>\n<div class=\"head\">"
+    << xml(info.machine) << " · " << xml(info.started_at) << " · "
+    << seconds_text(info.wall_seconds) << ", " << info.jobs
+    << " workers</div>\n<div class=\"head\">"
     << "<div class=\"stat\"><b>" << s.cases << "</b>cases</div>"
     << "<div class=\"stat ok\"><b>" << s.as_expected << "</b>as expected</div>"
     << "<div class=\"stat " << (s.unexpected ? "bad" : "ok") << "\"><b>" << s.unexpected
@@ -431,12 +473,14 @@ ul.why{margin:6px 0;padding-left:20px;font-size:13px}
        "<span><i class=\"sw expected-broken\"></i>known incompatibility, reproduced</span>"
        "<span><i class=\"sw unexpected\"></i>unexpected</span>"
        "<span><i class=\"sw skip\"></i>not applicable</span>"
-       "<span class=\"meta\">rows: producer header · columns: consumer header · click a cell"
+       "<span class=\"meta\">rows: producer header · columns: consumer header · a cell shows "
+       "cases run / cases (the rest not applicable) · click a cell"
        "</span></div>\n";
   size_t cell_id = 0;
   std::ostringstream members;
   for (const Grid& g : grids) {
-    o << "<h2>" << xml(g.scenario) << "</h2>\n<table class=\"grid\"><tr><th></th>";
+    o << "<h2>" << xml(g.scenario) << " <span class=\"meta\">" << xml(scenario_meaning(g.scenario))
+      << "</span></h2>\n<table class=\"grid\"><tr><th></th>";
     for (const std::string& c : g.columns) o << "<th>" << xml(c) << "</th>";
     o << "</tr>\n";
     std::vector<const Cell*> broken;
@@ -453,7 +497,8 @@ ul.why{margin:6px 0;padding-left:20px;font-size:13px}
                  std::to_string(cell.cases) + " cases")
           << "\">" << (cell.cases - cell.skipped) << "/" << cell.cases << "</td>";
         members << (cell_id ? "," : "") << "[";
-        for (size_t m = 0; m < cell.members.size(); ++m) members << (m ? "," : "") << cell.members[m];
+        for (size_t m = 0; m < cell.members.size(); ++m)
+          members << (m ? "," : "") << cell.members[m];
         members << "]";
         ++cell_id;
         if (!cell.why.empty()) broken.push_back(&cell);

@@ -24,7 +24,7 @@ std::string render_junit(const RunInfo& info, const std::vector<CaseResult>& cas
 struct Cell {
   std::string scenario, producer_header, consumer_header;
   size_t cases = 0, passed = 0, expected_broken = 0, skipped = 0, unexpected = 0, known = 0;
-  std::string why;  // one sentence for a broken cell, citing the rule
+  std::string why;              // one sentence for a broken cell, citing the rule
   std::vector<size_t> members;  // indices into the case vector
   // "pass", "expected-broken", "unexpected", "skip"
   std::string state() const;

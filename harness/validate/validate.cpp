@@ -131,8 +131,8 @@ void check_tensor(const abi::Tensor& t, bool versioned, DLCVersion version, uint
   if (!known_device(t.device.device_type, consumer)) {
     c.add(t.device.device_type <= 18 && t.device.device_type > 0 ? "VER-3" : "DEV-1",
           Severity::must,
-          "expected a device type this consumer (DLPack " + vtext(consumer) +
-              ") knows but found " + std::to_string(t.device.device_type));
+          "expected a device type this consumer (DLPack " + vtext(consumer) + ") knows but found " +
+              std::to_string(t.device.device_type));
   } else if ((t.device.device_type == 1 || t.device.device_type == 3 ||
               t.device.device_type == 13) &&
              t.device.device_id != 0) {
@@ -145,7 +145,8 @@ void check_tensor(const abi::Tensor& t, bool versioned, DLCVersion version, uint
     const uint64_t known_flags = abi::kFlagReadOnly | abi::kFlagIsCopied |
                                  (at_least(version, 1, 1) ? abi::kFlagSubbytePadded : 0);
     if ((flags & ~known_flags) != 0) {
-      c.add("FLAG-4", Severity::info, "unknown flag bits set: " + std::to_string(flags & ~known_flags));
+      c.add("FLAG-4", Severity::info,
+            "unknown flag bits set: " + std::to_string(flags & ~known_flags));
     }
     const bool subbyte = uint32_t{t.dtype.bits} * t.dtype.lanes < 8;
     if ((flags & abi::kFlagSubbytePadded) && !subbyte) {
@@ -156,7 +157,8 @@ void check_tensor(const abi::Tensor& t, bool versioned, DLCVersion version, uint
   if (t.strides == nullptr && t.ndim != 0 && versioned && version.major == 1 &&
       version.minor >= 2) {
     c.add("LAY-5", Severity::must,
-          "expected strides != NULL for ndim=" + std::to_string(t.ndim) + " (DLPack >= 1.2) but found NULL");
+          "expected strides != NULL for ndim=" + std::to_string(t.ndim) +
+              " (DLPack >= 1.2) but found NULL");
   }
   if (t.data != nullptr && (reinterpret_cast<uintptr_t>(t.data) % 256) != 0) {
     c.add("LAY-9", Severity::info, "data is not 256-byte aligned");
@@ -171,8 +173,9 @@ void check_tensor(const abi::Tensor& t, bool versioned, DLCVersion version, uint
     spec.shape[i] = t.shape[i];
     if (i < 32) obs.shape[i] = t.shape[i];
     if (t.shape[i] < 0) {
-      c.add("LAY-10", Severity::must,
-            "expected shape[" + std::to_string(i) + "] >= 0 but found " + std::to_string(t.shape[i]));
+      c.add(
+          "LAY-10", Severity::must,
+          "expected shape[" + std::to_string(i) + "] >= 0 but found " + std::to_string(t.shape[i]));
       return;
     }
   }
@@ -182,16 +185,18 @@ void check_tensor(const abi::Tensor& t, bool versioned, DLCVersion version, uint
       spec.strides[i] = t.strides[i];
       if (i < 32) obs.strides[i] = t.strides[i];
       if (t.strides[i] <= 0 && t.shape[i] > 1) {
-        c.add("LAY-8", Severity::info, "non-positive stride " + std::to_string(t.strides[i]) +
-                                           " on dimension " + std::to_string(i));
+        c.add("LAY-8", Severity::info,
+              "non-positive stride " + std::to_string(t.strides[i]) + " on dimension " +
+                  std::to_string(i));
       }
     }
   }
   if ((flags & abi::kFlagSubbytePadded) != 0) spec.options |= DLC_SPEC_SUBBYTE_PADDED;
   const dlc_fill::Geometry g = dlc_fill::geometry(spec);
   if (!g.valid) {
-    c.add("LAY-10", Severity::must, "expected a storage size that fits in 64 bits but the shape " +
-                                        std::string("and strides overflow"));
+    c.add("LAY-10", Severity::must,
+          "expected a storage size that fits in 64 bits but the shape " +
+              std::string("and strides overflow"));
     return;
   }
   uint64_t end = 0;
@@ -215,9 +220,9 @@ void check_tensor(const abi::Tensor& t, bool versioned, DLCVersion version, uint
   if (o.level != Level::full) return;
 
   // Full: every element, host memory only (DEV-3).
-  const bool readable = t.device.device_type == 1 ||
-                        (o.host_readable_pinned &&
-                         (t.device.device_type == 3 || t.device.device_type == 13));
+  const bool readable =
+      t.device.device_type == 1 ||
+      (o.host_readable_pinned && (t.device.device_type == 3 || t.device.device_type == 13));
   if (!readable) {
     obs.data_not_read = 1;
     return;
@@ -232,9 +237,12 @@ void check_tensor(const abi::Tensor& t, bool versioned, DLCVersion version, uint
 
 const char* to_string(Severity severity) {
   switch (severity) {
-    case Severity::must: return "MUST";
-    case Severity::should: return "SHOULD";
-    case Severity::info: return "INFO";
+    case Severity::must:
+      return "MUST";
+    case Severity::should:
+      return "SHOULD";
+    case Severity::info:
+      return "INFO";
   }
   return "?";
 }
@@ -327,9 +335,8 @@ ValidateResult validate(const DLCHandoff& handoff, const ValidateOptions& o,
       r.observation.version = m->version;
       if (m->version.major != o.consumer_version.major) {
         c.add("VER-2", Severity::must,
-              "expected DLPack major " + std::to_string(o.consumer_version.major) +
-                  " but found " + std::to_string(m->version.major) +
-                  " (only the deleter may be used)");
+              "expected DLPack major " + std::to_string(o.consumer_version.major) + " but found " +
+                  std::to_string(m->version.major) + " (only the deleter may be used)");
         return r;
       }
       if (m->deleter == nullptr) c.add("LIFE-4", Severity::info, "deleter is NULL");

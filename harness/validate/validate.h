@@ -66,9 +66,9 @@ struct ValidateOptions {
 };
 
 struct ValidateResult {
-  bool accepted = false;                // no MUST violation
-  std::vector<Violation> violations;    // MUST first, then SHOULD, then INFO
-  DLCObservation observation{};         // filled as far as the level allowed
+  bool accepted = false;              // no MUST violation
+  std::vector<Violation> violations;  // MUST first, then SHOULD, then INFO
+  DLCObservation observation{};       // filled as far as the level allowed
   const Violation* first_must() const;
 };
 

@@ -135,9 +135,9 @@ TEST_CASE("validate: dtype codes and widths (DT-1, DT-2)", "[unit]") {
     uint8_t code, bits;
     bool ok;
   };
-  const Case cases[] = {{0, 8, true},  {0, 12, false}, {4, 16, true},  {4, 32, false},
-                        {5, 64, true}, {6, 8, true},   {6, 1, false},  {10, 8, true},
-                        {15, 6, true}, {15, 8, false}, {17, 4, true},  {17, 8, false},
+  const Case cases[] = {{0, 8, true},   {0, 12, false}, {4, 16, true}, {4, 32, false},
+                        {5, 64, true},  {6, 8, true},   {6, 1, false}, {10, 8, true},
+                        {15, 6, true},  {15, 8, false}, {17, 4, true}, {17, 8, false},
                         {99, 32, false}};
   for (const Case& c : cases) {
     Fixture f;
