@@ -109,6 +109,14 @@ Outcome judge_exchange(const Participant& producer, const Participant& consumer,
     }
     if (versioned) {
       const auto* m = static_cast<abi::ManagedTensorVersioned*>(h.pointer);
+      // copy=True obliges the producer to copy and say so (STRM-4, FLAG-2). Another major's
+      // flags are not ours to read (VER-2).
+      if (request.copy == 1 && m->version.major == 1 && (m->flags & abi::kFlagIsCopied) == 0) {
+        delete_unclaimed(h);
+        return finding("producer-violation", "FLAG-2",
+                       "expected IS_COPIED after copy=True but the flags are " +
+                           std::to_string(m->flags));
+      }
       // Only a major-1 struct has a dl_tensor to look at (VER-2).
       const bool v12_or_later = m->version.major == 1 && m->version.minor >= 2;
       const int32_t ndim = v12_or_later ? m->dl_tensor.ndim : 0;

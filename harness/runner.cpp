@@ -295,6 +295,12 @@ bool run_cases(const std::vector<Participant>& participants, std::vector<CaseDef
       r.finding_class = f[1];
       r.rule_id = f[2];
       r.detail = f[3];
+      if (r.rule_id.empty() && cases[i].raw) {
+        // A raw reader that faults outside every buffer followed a field of a layout it does not
+        // share with the producer (LAY-2 legacy, LAY-3 versioned).
+        r.rule_id = "LAY-3";
+        r.detail = "the reader misread a foreign struct layout: " + r.detail;
+      }
     }
     finish(i);
   };
