@@ -75,7 +75,7 @@ TEST_CASE("matrix: the built-in matrix runs every case as expected", "[matrix]")
   const std::string report = slurp(json);
   CHECK(count(report, "\"id\": ") > 3000);
   // Every planted bug is caught (as_expected with its finding class).
-  CHECK(count(report, "\"scenario\": \"planted\"") == 16);
+  CHECK(count(report, "\"scenario\": \"planted\"") == 17);
   CHECK(count(report, "\"as_expected\": false") == 0);
   // Raw cells reproduce the RFC: the append-to-DLTensor layout breaks S0, A1 keeps it.
   CHECK(count(report, "\"scenario\": \"raw\"") > 100);

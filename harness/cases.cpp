@@ -212,6 +212,8 @@ const std::map<std::string, Planted>& planted_table() {
       {"planted-reject-valid", {"rejected-valid", "LAY-1", "f32_8x8", "versioned-producer@v1.3"}},
       {"planted-null-strides-producer",
        {"producer-violation", "LAY-5", "f32_8x8", "strict-consumer@v1.3"}},
+      {"planted-no-is-copied-producer",
+       {"producer-violation", "FLAG-2", "f32_8x8_copy_true", "strict-consumer@v1.3"}},
       {"planted-versioned-to-legacy-producer",
        {"versioned-to-legacy-caller", "VER-4", "f32_8x8", "legacy-consumer@v0.6"}},
   };

@@ -111,11 +111,12 @@ Outcome judge_exchange(const Participant& producer, const Participant& consumer,
       const auto* m = static_cast<abi::ManagedTensorVersioned*>(h.pointer);
       // copy=True obliges the producer to copy and say so (STRM-4, FLAG-2). Another major's
       // flags are not ours to read (VER-2).
-      if (request.copy == 1 && m->version.major == 1 && (m->flags & abi::kFlagIsCopied) == 0) {
+      const uint64_t flags = m->version.major == 1 ? m->flags : 0;
+      if (request.copy == 1 && m->version.major == 1 && (flags & abi::kFlagIsCopied) == 0) {
         delete_unclaimed(h);
         return finding("producer-violation", "FLAG-2",
                        "expected IS_COPIED after copy=True but the flags are " +
-                           std::to_string(m->flags));
+                           std::to_string(flags));
       }
       // Only a major-1 struct has a dl_tensor to look at (VER-2).
       const bool v12_or_later = m->version.major == 1 && m->version.minor >= 2;

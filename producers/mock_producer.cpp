@@ -7,8 +7,9 @@
 //   future_major - claims version 2.0; only version, manager_ctx and deleter exist (LAY-3): the
 //                struct ends there, against a guard page.
 //   future_minor - claims version 1.99 with a v1.3 layout (VER-3).
-// Planted bugs (DLC_BUG): null_strides (emits NULL strides at >= 1.2, LAY-5) and
-// versioned_to_legacy (hands a versioned struct to a legacy caller, VER-4).
+// Planted bugs (DLC_BUG): null_strides (emits NULL strides at >= 1.2, LAY-5),
+// versioned_to_legacy (hands a versioned struct to a legacy caller, VER-4) and no_is_copied
+// (copies for copy=True but does not set IS_COPIED, FLAG-2).
 #include "mock_common.hpp"
 
 #define DLC_KIND_legacy 1
@@ -22,6 +23,7 @@
 #define DLC_BUG_none 0
 #define DLC_BUG_null_strides 1
 #define DLC_BUG_versioned_to_legacy 2
+#define DLC_BUG_no_is_copied 3
 #ifndef DLC_BUG
 #define DLC_BUG none
 #endif
@@ -115,7 +117,9 @@ int make_versioned(const DLCRequest& request, DLCHandoff* out, char* err, size_t
 #endif
   uint64_t flags = request.tensor.extra_flags;
   if (request.tensor.options & DLC_SPEC_READ_ONLY) flags |= DLPACK_FLAG_BITMASK_READ_ONLY;
-  if (request.copy == 1) flags |= DLPACK_FLAG_BITMASK_IS_COPIED;  // STRM-4
+  if (request.copy == 1 && DLC_BUG_ID != DLC_BUG_no_is_copied) {
+    flags |= DLPACK_FLAG_BITMASK_IS_COPIED;  // STRM-4
+  }
 #if defined(DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED)
   if (request.tensor.options & DLC_SPEC_SUBBYTE_PADDED) {
     flags |= DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED;
