@@ -58,20 +58,10 @@ int bench_main(int argc, char** argv) noexcept {
       }
     }
     std::vector<Participant> participants;
-    for (const std::string& dir : builtin_plugin_dirs()) {
-      for (const std::string& path : list_builtin_plugins(dir)) {
-        LoadResult r = load_plugin(path);
-        if (r.error != LoadError::none) {
-          std::fprintf(stderr, "dlconform bench: %s\n", r.message.c_str());
-          return kExitHarnessError;
-        }
-        participants.push_back(describe(r.plugin, true));
-      }
-    }
     std::string error;
-    if (participants.empty() || !create_plugin_states(participants, &error)) {
-      std::fprintf(stderr, "dlconform bench: no built-in plugins could be started %s\n",
-                   error.c_str());
+    if (!load_builtin_participants(&participants, &error) ||
+        !create_plugin_states(participants, &error)) {
+      std::fprintf(stderr, "dlconform bench: %s\n", error.c_str());
       return kExitHarnessError;
     }
     const std::vector<CaseDef> plan = plan_matrix(participants);

@@ -139,6 +139,21 @@ std::vector<std::string> builtin_plugin_dirs() {
   return {DLC_INSTALLED_PLUGIN_DIR};
 }
 
+bool load_builtin_participants(std::vector<Participant>* out, std::string* error) {
+  for (const std::string& dir : builtin_plugin_dirs()) {
+    for (const std::string& path : list_builtin_plugins(dir)) {
+      LoadResult r = load_plugin(path);
+      if (r.error != LoadError::none) {
+        *error = "built-in plugin " + r.message;
+        return false;
+      }
+      out->push_back(describe(r.plugin, true));
+    }
+  }
+  if (out->empty()) *error = "no built-in plugins found in " + builtin_plugin_dirs().front();
+  return !out->empty();
+}
+
 int matrix_main(int argc, char** argv) noexcept {
   try {
     Options o;
@@ -155,22 +170,10 @@ int matrix_main(int argc, char** argv) noexcept {
     }
 
     std::vector<Participant> participants;
-    if (o.builtin) {
-      for (const std::string& dir : builtin_plugin_dirs()) {
-        for (const std::string& path : list_builtin_plugins(dir)) {
-          LoadResult r = load_plugin(path);
-          if (r.error != LoadError::none) {
-            std::fprintf(stderr, "dlconform matrix: built-in plugin %s\n", r.message.c_str());
-            return kExitHarnessError;
-          }
-          participants.push_back(describe(r.plugin, true));
-        }
-      }
-      if (participants.empty()) {
-        std::fprintf(stderr, "dlconform matrix: no built-in plugins found in %s\n",
-                     builtin_plugin_dirs().front().c_str());
-        return kExitHarnessError;
-      }
+    std::string error;
+    if (o.builtin && !load_builtin_participants(&participants, &error)) {
+      std::fprintf(stderr, "dlconform matrix: %s\n", error.c_str());
+      return kExitHarnessError;
     }
     for (const std::string& path : o.plugins) {
       LoadResult r = load_plugin(path);
@@ -202,7 +205,6 @@ int matrix_main(int argc, char** argv) noexcept {
       return kExitOk;
     }
 
-    std::string error;
     if (!create_plugin_states(participants, &error)) {
       std::fprintf(stderr, "dlconform matrix: %s\n", error.c_str());
       return kExitHarnessError;

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "cases.h"
+
 namespace dlc {
 
 // Exit codes, a bitmask in the manner of abidiff:
@@ -18,5 +20,9 @@ int matrix_main(int argc, char** argv) noexcept;
 
 // Where the built-in plugins live: the build tree when run from it, else the install prefix.
 std::vector<std::string> builtin_plugin_dirs();
+
+// Loads every built-in plugin. False, with a one-line message, if one cannot be loaded or none
+// is found.
+[[nodiscard]] bool load_builtin_participants(std::vector<Participant>* out, std::string* error);
 
 }  // namespace dlc

@@ -432,22 +432,6 @@ std::vector<std::pair<std::string, std::string>> builtin_headers() {
   return out;
 }
 
-std::string json_text(const std::string& s) {
-  std::string out = "\"";
-  for (char ch : s) {
-    if (ch == '"' || ch == '\\') {
-      out += '\\';
-      out += ch;
-    } else if (static_cast<unsigned char>(ch) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", ch);
-      out += buf;
-    } else {
-      out += ch;
-    }
-  }
-  return out + "\"";
-}
 
 std::string render_json(const std::vector<HeaderFacts>& headers,
                         const std::vector<PairReport>& pairs) {
@@ -455,13 +439,13 @@ std::string render_json(const std::vector<HeaderFacts>& headers,
   o << "{\n  \"headers\": [\n";
   for (size_t i = 0; i < headers.size(); ++i) {
     const HeaderFacts& h = headers[i];
-    o << "    {\"label\": " << json_text(h.label) << ", \"path\": " << json_text(h.path)
+    o << "    {\"label\": " << json_string(h.label) << ", \"path\": " << json_string(h.path)
       << ", \"compiles_c\": " << (h.compiles_c ? "true" : "false")
       << ", \"compiles_cxx\": " << (h.compiles_cxx ? "true" : "false")
-      << ", \"error\": " << json_text(h.error) << ", \"facts\": {";
+      << ", \"error\": " << json_string(h.error) << ", \"facts\": {";
     bool first = true;
     for (const auto& [key, value] : h.facts) {
-      o << (first ? "" : ", ") << json_text(key) << ": " << value;
+      o << (first ? "" : ", ") << json_string(key) << ": " << value;
       first = false;
     }
     o << "}}" << (i + 1 < headers.size() ? "," : "") << "\n";
@@ -469,9 +453,9 @@ std::string render_json(const std::vector<HeaderFacts>& headers,
   o << "  ],\n  \"pairs\": [\n";
   for (size_t i = 0; i < pairs.size(); ++i) {
     const PairReport& p = pairs[i];
-    o << "    {\"from\": " << json_text(p.from) << ", \"to\": " << json_text(p.to)
+    o << "    {\"from\": " << json_string(p.from) << ", \"to\": " << json_string(p.to)
       << ", \"class\": \"" << to_string(p.cls) << "\", \"reasons\": [";
-    for (size_t k = 0; k < p.reasons.size(); ++k) o << (k ? ", " : "") << json_text(p.reasons[k]);
+    for (size_t k = 0; k < p.reasons.size(); ++k) o << (k ? ", " : "") << json_string(p.reasons[k]);
     o << "]}" << (i + 1 < pairs.size() ? "," : "") << "\n";
   }
   o << "  ]\n}\n";

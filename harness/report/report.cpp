@@ -35,7 +35,7 @@ std::string valid_utf8(std::string_view s) {
   return out;
 }
 
-std::string json_string(std::string_view raw) {
+std::string json_quote(std::string_view raw) {
   const std::string s = valid_utf8(raw);
   std::string out = "\"";
   for (char ch : s) {
@@ -272,6 +272,8 @@ std::vector<Grid> build_grids(const std::vector<CaseResult>& cases) {
 }
 
 // ---- writers -------------------------------------------------------------------------------
+
+std::string json_string(std::string_view raw) { return json_quote(raw); }
 
 bool write_file_atomic(const std::string& path, std::string_view content, std::string* error) {
   const std::string temp = path + ".tmp." + std::to_string(getpid());

@@ -15,6 +15,9 @@ namespace dlc {
 [[nodiscard]] bool write_file_atomic(const std::string& path, std::string_view content,
                                      std::string* error);
 
+// A JSON string literal for `raw`: quotes, escapes, invalid UTF-8 replaced by U+FFFD.
+std::string json_string(std::string_view raw);
+
 std::string render_json(const RunInfo& info, const std::vector<CaseResult>& cases);
 std::string render_markdown(const RunInfo& info, const std::vector<CaseResult>& cases);
 std::string render_html(const RunInfo& info, const std::vector<CaseResult>& cases);
