@@ -67,10 +67,12 @@ void call_deleter(Imported& t) {
   if (t.pointer == nullptr) return;
   if (t.kind == DLC_STRUCT_LEGACY) {
     auto* m = static_cast<DLManagedTensor*>(t.pointer);
+    g_cached_legacy_deleter = m->deleter;
     if (kBug == DLC_BUG_null_deleter || m->deleter != nullptr) m->deleter(m);  // LIFE-4
   } else {
 #if DLC_HDR_MAJOR >= 1
     auto* m = static_cast<struct DLManagedTensorVersioned*>(t.pointer);
+    g_cached_versioned_deleter = m->deleter;
     if (kBug == DLC_BUG_null_deleter || m->deleter != nullptr) m->deleter(m);
 #endif
   }
@@ -251,17 +253,6 @@ int consume(void*, DLCHandoff* handoff, const DLCRequest*, DLCObservation* obs, 
     auto* first = static_cast<volatile uint8_t*>(tensor->data) + tensor->byte_offset;
     *first = *first;  // "normalises" in place
   }
-  if (kBug == DLC_BUG_double_delete) {
-#if DLC_HDR_MAJOR >= 1
-    if (t.kind == DLC_STRUCT_VERSIONED) {
-      g_cached_versioned_deleter =
-          static_cast<struct DLManagedTensorVersioned*>(t.pointer)->deleter;
-    }
-#endif
-    if (t.kind == DLC_STRUCT_LEGACY) {
-      g_cached_legacy_deleter = static_cast<DLManagedTensor*>(t.pointer)->deleter;
-    }
-  }
   if (kBug == DLC_BUG_early_delete || kBug == DLC_BUG_double_delete) call_deleter(t);
   return DLC_OK;
 }
@@ -273,20 +264,18 @@ void release(void*) {
     volatile int64_t ndim = tensor_of(t)->ndim;  // touches the struct after its deleter ran
     (void)ndim;
   }
-  if (kBug == DLC_BUG_double_delete) {
-    // The classic double free: the deleter was cached before the first call and is called again.
-    auto* m = static_cast<DLManagedTensor*>(t.pointer);
-    if (t.kind == DLC_STRUCT_VERSIONED) {
-#if DLC_HDR_MAJOR >= 1
-      auto* v = static_cast<struct DLManagedTensorVersioned*>(t.pointer);
-      g_cached_versioned_deleter(v);
-#endif
-    } else {
-      g_cached_legacy_deleter(m);
-    }
-    t.deleted = true;
-  }
   if (!t.deleted && kBug != DLC_BUG_no_delete) call_deleter(t);
+  if (kBug == DLC_BUG_double_delete) {
+    // The classic double free: the deleter as read before the first call, called once more.
+    if (t.kind == DLC_STRUCT_LEGACY && g_cached_legacy_deleter != nullptr) {
+      g_cached_legacy_deleter(static_cast<DLManagedTensor*>(t.pointer));
+    }
+#if DLC_HDR_MAJOR >= 1
+    if (t.kind == DLC_STRUCT_VERSIONED && g_cached_versioned_deleter != nullptr) {
+      g_cached_versioned_deleter(static_cast<struct DLManagedTensorVersioned*>(t.pointer));
+    }
+#endif
+  }
   g_imported = Imported{};
 }
 

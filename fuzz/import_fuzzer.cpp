@@ -16,6 +16,8 @@
 #include <cstring>
 #include <string>
 
+#include <dlpack/dlpack.h>
+
 #include "dlc_fuzz_config.h"
 #include "fill.hpp"
 #include "guard.h"
@@ -46,6 +48,7 @@ struct FuzzRecord {
 dlc::HostState* g_host = nullptr;
 dlc::LoadedPlugin g_plugin;
 std::string g_plugin_label;
+struct sigaction g_previous_segv, g_previous_bus;
 
 void die(const char* what) {
   std::fprintf(stderr, "dlconform fuzz: %s (consumer: %s)\n", what, g_plugin_label.c_str());
@@ -55,30 +58,37 @@ void die(const char* what) {
 // Faults are reported in words first, then re-raised so the fuzzer records the crash.
 void on_fault(int sig, siginfo_t* info, void* context) {
   const uintptr_t address = reinterpret_cast<uintptr_t>(info->si_addr);
-  bool is_write = false;
+  bool is_write = false, is_exec = false;
 #if defined(__x86_64__)
   if (context != nullptr) {
-    is_write = (static_cast<ucontext_t*>(context)->uc_mcontext.gregs[REG_ERR] & 2) != 0;
+    const auto* uc = static_cast<ucontext_t*>(context);
+    is_write = (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0;
+    is_exec = (uc->uc_mcontext.gregs[REG_ERR] & 16) != 0 ||
+              static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]) == address;
   }
 #endif
   dlc::FaultReport report;
-  g_host->arena.classify(address, is_write, false, &report);
+  g_host->arena.classify(address, is_write, is_exec, &report);
   char line[512];
   dlc::SafeText text{line, sizeof line};
   text.add("dlconform fuzz: ").add(report.finding_class).add(" [").add(report.rule).add("]: ");
   text.add(report.detail).add(" in consume() of ").add(g_plugin_label.c_str()).add("\n");
   ssize_t ignored = write(2, line, text.length);
   (void)ignored;
-  signal(sig, SIG_DFL);
+  // Hand the signal on to whoever handled it before us (libFuzzer's crash dump), or die.
+  sigaction(sig, sig == SIGSEGV ? &g_previous_segv : &g_previous_bus, nullptr);
   raise(sig);
 }
 
+// Installed on the first input, after libFuzzer has installed its own handlers, so that ours
+// speaks first and then chains to theirs.
 void install_fault_handler() {
   struct sigaction action {};
   action.sa_sigaction = on_fault;
   action.sa_flags = SA_SIGINFO | SA_NODEFER;
-  sigaction(SIGSEGV, &action, nullptr);
-  sigaction(SIGBUS, &action, nullptr);
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGSEGV, &action, &g_previous_segv);
+  sigaction(SIGBUS, &action, &g_previous_bus);
 }
 
 bool load_consumer() {
@@ -132,11 +142,12 @@ void fuzz_deleter(Managed* self) {
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   g_host = new dlc::HostState();
   if (!load_consumer()) std::exit(2);
-  install_fault_handler();
   return 0;
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* bytes, size_t size) {
+  static const bool handler_installed = (install_fault_handler(), true);
+  (void)handler_installed;
   FuzzRecord in{};
   std::memcpy(&in, bytes, size < sizeof in ? size : sizeof in);
   g_host->reset();
@@ -148,31 +159,49 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* bytes, size_t size) {
   t.device = {in.device_type, in.device_id};
   t.ndim = in.ndim;
   t.dtype = {in.code, in.bits, in.lanes};
-  t.byte_offset = in.byte_offset;
-  const int dims = in.ndim < 0 ? 0 : (in.ndim > 8 ? 8 : in.ndim);
-  // ndim beyond 8 keeps arrays of 8: a consumer that trusts ndim reads past them.
+  // shape and strides hold exactly ndim entries (up to 64): the record gives the first 8, the rest
+  // are extent 1 with stride 1, so a consumer may read all ndim of them and no more.
+  const int dims = in.ndim < 0 ? 0 : (in.ndim > 64 ? 64 : in.ndim);
+  int64_t shape[64], strides[64];
+  for (int i = 0; i < dims; ++i) {
+    shape[i] = i < 8 ? in.shape[i] : 1;
+    strides[i] = i < 8 ? in.strides[i] : 1;
+  }
   if (!(in.options & 1)) {
     t.shape = static_cast<int64_t*>(keep(arena.alloc(sizeof(int64_t) * dims, 8, DLC_ALLOC_SHAPE)));
-    std::memcpy(t.shape, in.shape, sizeof(int64_t) * dims);
+    std::memcpy(t.shape, shape, sizeof(int64_t) * dims);
   }
   if (!(in.options & 2)) {
     t.strides =
         static_cast<int64_t*>(keep(arena.alloc(sizeof(int64_t) * dims, 8, DLC_ALLOC_STRIDES)));
-    std::memcpy(t.strides, in.strides, sizeof(int64_t) * dims);
+    std::memcpy(t.strides, strides, sizeof(int64_t) * dims);
   }
   // Data: the exact span the geometry reaches, when it is sane; otherwise a pointer that faults.
   DLCTensorSpec spec{};
   spec.dtype = t.dtype;
-  spec.ndim = in.ndim == dims ? dims : -1;
-  for (int i = 0; i < dims; ++i) spec.shape[i] = in.shape[i];
+  spec.ndim = in.ndim == dims && dims <= 32 ? dims : -1;
   spec.has_strides = !(in.options & 2);
-  for (int i = 0; i < dims; ++i) spec.strides[i] = in.strides[i];
+  for (int i = 0; i < dims && i < 32; ++i) {
+    spec.shape[i] = shape[i];
+    spec.strides[i] = strides[i];
+  }
   const dlc_fill::Geometry g = dlc_fill::geometry(spec);
-  const uint64_t offset = in.byte_offset % 4096;
+  // A valid tensor must be backed by the memory it claims, or a consumer that rightly reads it
+  // would be blamed: byte_offset is kept small unless it overflows with the storage (LAY-10, which
+  // a consumer must refuse), and inputs too large to back are skipped.
+  uint64_t end = 0;
+  const bool offset_overflows = __builtin_add_overflow(in.byte_offset, g.storage_bytes, &end);
+  const uint64_t offset = offset_overflows ? in.byte_offset : in.byte_offset % 4096;
+  t.byte_offset = offset;
+  const bool host = in.device_type == 1;
+  if (g.valid && host && !offset_overflows && !(in.options & 4) &&
+      (g.storage_bytes + offset + in.misalign > (16u << 20) ||
+       g.numel > (uint64_t{64} << 20) / (g.element_bytes ? g.element_bytes : 1))) {
+    return 0;  // valid, but too large to back with memory or to read in a fuzzing budget
+  }
   if (in.options & 4) {
     t.data = nullptr;
-  } else if (g.valid && g.storage_bytes + offset + in.misalign <= (1u << 20) &&
-             in.device_type == 1 && in.byte_offset < 4096) {
+  } else if (g.valid && host && !offset_overflows) {
     const size_t lead = static_cast<size_t>(-g.min_offset) * g.element_bytes;
     auto* block = static_cast<uint8_t*>(
         keep(arena.alloc(g.storage_bytes + offset + in.misalign, 1, DLC_ALLOC_DATA)));
@@ -185,18 +214,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* bytes, size_t size) {
   void* managed = nullptr;
   DLCHandoff handoff{};
 #if DLC_FUZZ_VERSIONED
-  auto* m = static_cast<dlc::abi::ManagedTensorVersioned*>(
-      keep(arena.alloc(sizeof(dlc::abi::ManagedTensorVersioned), 8, DLC_ALLOC_STRUCT)));
+  auto* m = static_cast<DLManagedTensorVersioned*>(
+      keep(arena.alloc(sizeof(DLManagedTensorVersioned), 8, DLC_ALLOC_STRUCT)));
   m->version = {in.version_major, in.version_minor};
   m->flags = in.flags;
-  m->dl_tensor = t;
-  m->deleter = (in.options & 8) ? nullptr : fuzz_deleter<dlc::abi::ManagedTensorVersioned>;
+  std::memcpy(&m->dl_tensor, &t, sizeof t);
+  m->deleter = (in.options & 8) ? nullptr : fuzz_deleter<DLManagedTensorVersioned>;
   handoff = {"dltensor_versioned", m};
 #else
-  auto* m = static_cast<dlc::abi::ManagedTensor*>(
-      keep(arena.alloc(sizeof(dlc::abi::ManagedTensor), 8, DLC_ALLOC_STRUCT)));
-  m->dl_tensor = t;
-  m->deleter = (in.options & 8) ? nullptr : fuzz_deleter<dlc::abi::ManagedTensor>;
+  auto* m = static_cast<DLManagedTensor*>(
+      keep(arena.alloc(sizeof(DLManagedTensor), 8, DLC_ALLOC_STRUCT)));
+  std::memcpy(&m->dl_tensor, &t, sizeof t);
+  m->deleter = (in.options & 8) ? nullptr : fuzz_deleter<DLManagedTensor>;
   handoff = {"dltensor", m};
 #endif
   managed = m;

@@ -37,20 +37,23 @@ inline Geometry geometry(const DLCTensorSpec& spec) {
     if (!checked_mul(numel, static_cast<uint64_t>(spec.shape[i]), &numel)) return g;
   }
   if (numel > (uint64_t{1} << 40)) return g;  // not a tensor we will ever allocate
+  // Compact strides, when they are used, must fit in int64 (LAY-10); found by the import fuzzer.
+  const bool compact_used = !spec.has_strides || g.packed_subbyte;
   int64_t compact = 1;
   for (int i = spec.ndim - 1; i >= 0; --i) {
-    g.strides[i] = (spec.has_strides && !g.packed_subbyte) ? spec.strides[i] : compact;
-    compact *= spec.shape[i] == 0 ? 1 : spec.shape[i];
+    g.strides[i] = compact_used ? compact : spec.strides[i];
+    if (__builtin_mul_overflow(compact, spec.shape[i] == 0 ? 1 : spec.shape[i], &compact)) {
+      if (compact_used) return g;
+      compact = 1;
+    }
   }
   g.numel = numel;
   if (numel > 0) {
     for (int i = 0; i < spec.ndim; ++i) {
       int64_t reach = 0;
       if (__builtin_mul_overflow(spec.shape[i] - 1, g.strides[i], &reach)) return g;
-      if (reach < 0)
-        g.min_offset += reach;
-      else
-        g.max_offset += reach;
+      int64_t& bound = reach < 0 ? g.min_offset : g.max_offset;
+      if (__builtin_add_overflow(bound, reach, &bound)) return g;
     }
   }
   uint64_t span = 0;
@@ -59,7 +62,10 @@ inline Geometry geometry(const DLCTensorSpec& spec) {
     if (!checked_mul(numel, bit_width, &bits)) return g;
     span = (bits + 7) / 8;
   } else if (numel > 0) {
-    const uint64_t elements = static_cast<uint64_t>(g.max_offset - g.min_offset) + 1;
+    // max_offset >= 0 >= min_offset, so the span in elements is their magnitudes' sum.
+    const uint64_t elements =
+        static_cast<uint64_t>(g.max_offset) + (0 - static_cast<uint64_t>(g.min_offset)) + 1;
+    if (elements == 0) return g;
     if (!checked_mul(elements, g.element_bytes, &span)) return g;
   }
   g.storage_bytes = span;
