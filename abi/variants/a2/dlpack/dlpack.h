@@ -23,44 +23,11 @@
 extern "C" {
 #endif
 
-typedef struct {
-  uint32_t major;
-  uint32_t minor;
-} DLPackVersion;
+/* DLPackVersion and the v1.0 device and dtype declarations every variant shares. */
+#include "../../variant_common.h"
 
-/* Device and dtype declarations are those of v1.0. */
-typedef enum {
-  kDLCPU = 1, kDLCUDA = 2, kDLCUDAHost = 3, kDLOpenCL = 4, kDLVulkan = 7, kDLMetal = 8,
-  kDLVPI = 9, kDLROCM = 10, kDLROCMHost = 11, kDLExtDev = 12, kDLCUDAManaged = 13,
-  kDLOneAPI = 14, kDLWebGPU = 15, kDLHexagon = 16, kDLMAIA = 17
-} DLDeviceType;
-
-typedef struct {
-  DLDeviceType device_type;
-  int32_t device_id;
-} DLDevice;
-
-typedef enum {
-  kDLInt = 0U, kDLUInt = 1U, kDLFloat = 2U, kDLOpaqueHandle = 3U, kDLBfloat = 4U,
-  kDLComplex = 5U, kDLBool = 6U
-} DLDataTypeCode;
-
-typedef struct {
-  uint8_t code;
-  uint8_t bits;
-  uint16_t lanes;
-} DLDataType;
-
-/* The tensor view. */
-typedef struct {
-  void* data;
-  DLDevice device;
-  int32_t ndim;
-  DLDataType dtype;
-  int64_t* shape;
-  int64_t* strides;
-  uint64_t byte_offset;
-} DLTensor;
+/* The v1.0 DLTensor, unchanged in this design. */
+DLCONFORM_VARIANT_STANDARD_TENSOR
 
 typedef struct DLManagedTensor {
   DLTensor dl_tensor;
