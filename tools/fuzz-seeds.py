@@ -55,7 +55,26 @@ SEEDS = {
 }
 
 
+def ask(producer, major=None, minor=0):
+    """A negotiate_version_fuzzer input: producer index, then max_version or none."""
+    if major is None:
+        return bytes([producer, 0])
+    return bytes([producer, 1]) + struct.pack("<II", major, minor)
+
+
+NEGOTIATION = {f"{p}_{name}": ask(i, *args) for i, p in enumerate(
+    ["v1_0", "v1_1", "v1_2", "v1_3", "future_minor"])
+    for name, args in (("none", ()), ("max_0_8", (0, 8)), ("max_1_0", (1, 0)),
+                       ("max_1_3", (1, 3)), ("max_2_0", (2, 0)), ("max_1_99", (1, 99)))}
+
+
 def main(root):
+    seeds = os.path.join(root, "negotiate_version_fuzzer", "seeds")
+    os.makedirs(seeds, exist_ok=True)
+    os.makedirs(os.path.join(root, "negotiate_version_fuzzer", "regressions"), exist_ok=True)
+    for name, data in NEGOTIATION.items():
+        with open(os.path.join(seeds, name + ".bin"), "wb") as out:
+            out.write(data)
     for target, legacy in (("import_versioned_fuzzer", False), ("import_legacy_fuzzer", True)):
         seeds = os.path.join(root, target, "seeds")
         os.makedirs(seeds, exist_ok=True)
