@@ -1,0 +1,75 @@
+// The JSON report: the complete record, for tools. Keys are written in a fixed order and cases in
+// input order, so two runs of the same matrix diff line by line.
+#include "report.h"
+#include "report_model.h"
+#include "report_text.h"
+
+namespace dlc {
+
+std::string json_string(std::string_view raw) { return report::json_quote(raw); }
+
+std::string render_json(const RunInfo& info, const std::vector<CaseResult>& cases) noexcept {
+  try {
+    using report::JsonWriter;
+    const report::Summary s = report::summarise(cases);
+    JsonWriter w;
+    w.begin_object();
+    w.key("tool").value("dlconform");
+
+    w.key("run").begin_object();
+    w.key("tool_version").value(info.tool_version);
+    w.key("started_at").value(info.started_at);
+    w.key("machine").value(info.machine);
+    w.key("wall_seconds").value(info.wall_seconds);
+    w.key("jobs").value(info.jobs);
+    w.key("plugins").begin_array();
+    for (const std::string& p : info.plugins) w.value(p);
+    w.end_array();
+    w.end_object();
+
+    w.key("summary").begin_object();
+    w.key("cases").value(s.cases);
+    w.key("as_expected").value(s.as_expected);
+    w.key("unexpected").value(s.unexpected);
+    w.key("known").value(s.known);
+    // Every verdict, zeros included, so a consumer of the report can index without checking.
+    w.key("by_verdict").begin_object();
+    for (Verdict v :
+         {Verdict::pass, Verdict::fail, Verdict::crash, Verdict::timeout, Verdict::skip}) {
+      w.key(to_string(v)).value(s.by_verdict[static_cast<size_t>(v)]);
+    }
+    w.end_object();
+    w.end_object();
+
+    w.key("cases").begin_array();
+    for (const CaseResult& c : cases) {
+      w.begin_object();
+      w.key("id").value(c.id);
+      w.key("scenario").value(c.scenario);
+      w.key("producer").begin_object();
+      w.key("name").value(c.producer.name).key("header").value(c.producer.header);
+      w.end_object();
+      w.key("consumer").begin_object();
+      w.key("name").value(c.consumer.name).key("header").value(c.consumer.header);
+      w.end_object();
+      w.key("tensor").value(c.tensor);
+      w.key("verdict").value(to_string(c.verdict));
+      w.key("expected").value(to_string(c.expected));
+      w.key("finding_class").value(c.finding_class);
+      w.key("expected_class").value(c.expected_class);
+      w.key("rule_id").value(c.rule_id);
+      w.key("detail").value(c.detail);
+      w.key("known").value(c.known);
+      w.key("as_expected").value(c.as_expected());
+      w.key("seconds").value(c.seconds);
+      w.end_object();
+    }
+    w.end_array();
+    w.end_object();
+    return w.text();
+  } catch (...) {  // std::bad_alloc: nothing sensible can be written
+    return {};
+  }
+}
+
+}  // namespace dlc

@@ -1,0 +1,126 @@
+// The Markdown report, written for a CI job summary: the verdict in the first line, a grid per
+// scenario that a person takes in at a glance, a sentence for each broken cell, and the list of
+// unexpected cases to start debugging from.
+#include "report.h"
+#include "report_model.h"
+#include "report_text.h"
+
+namespace dlc {
+namespace {
+
+using report::CellState;
+using report::markdown_escape;
+
+constexpr size_t kMaxUnexpectedRows = 200;
+
+const char* symbol(CellState s) {
+  switch (s) {
+    case CellState::pass:
+      return "✅";
+    case CellState::expected_broken:
+      return "⚠️";
+    case CellState::unexpected:
+      return "❌";
+    case CellState::skip:
+      return "➖";
+    case CellState::empty:
+      return "";
+  }
+  return "";
+}
+
+void headline(const RunInfo& info, const report::Summary& s, std::string* o) {
+  *o += "# dlconform compatibility report\n\n";
+  *o += std::string(s.unexpected == 0 ? "✅" : "❌") + " **" + report::verdict_line(s) + ".**";
+  *o += "\n\n| cases | as expected | unexpected | known | wall time |\n|--:|--:|--:|--:|--:|\n| ";
+  *o += std::to_string(s.cases) + " | " + std::to_string(s.as_expected) + " | " +
+        std::to_string(s.unexpected) + " | " + std::to_string(s.known) + " | " +
+        report::human_duration(info.wall_seconds) + " |\n\n";
+  std::string run = "dlconform " + info.tool_version;
+  if (!info.started_at.empty()) run += ", started " + info.started_at;
+  run += ", " + std::to_string(info.jobs) + (info.jobs == 1 ? " worker" : " workers");
+  if (!info.machine.empty()) run += ", " + info.machine;
+  *o += markdown_escape(run) + ".";
+  if (s.known_now_as_expected > 0) {
+    *o += " " + std::to_string(s.known_now_as_expected) +
+          " suppressed cases now behave as expected: their suppressions can go.";
+  }
+  *o +=
+      "\n\n✅ every case passed · ⚠️ known incompatibility reproduced as expected · "
+      "❌ unexpected result · ➖ not applicable (skipped). "
+      "Rows: producer header; columns: consumer header.\n";
+}
+
+void grid(const report::Grid& g, std::string* o) {
+  *o += "\n## " + markdown_escape(g.scenario) + "\n\n";
+  if (const char* meaning = report::scenario_meaning(g.scenario); *meaning) {
+    *o += std::string(meaning) + "\n\n";
+  }
+  *o += "| producer ↓ consumer → |";
+  for (const std::string& c : g.columns) *o += " " + markdown_escape(c) + " |";
+  *o += "\n|---|";
+  for (size_t k = 0; k < g.columns.size(); ++k) *o += ":-:|";
+  *o += "\n";
+  for (size_t r = 0; r < g.rows.size(); ++r) {
+    *o += "| **" + markdown_escape(g.rows[r]) + "** |";
+    for (size_t k = 0; k < g.columns.size(); ++k) {
+      const char* s = symbol(g.at(r, k).state());
+      *o += *s ? std::string(" ") + s + " |" : std::string("  |");
+    }
+    *o += "\n";
+  }
+  std::string sentences;
+  for (const report::Cell& cell : g.cells) {
+    if (cell.reason.count == 0) continue;
+    sentences += "- " + std::string(symbol(cell.state())) + " **" +
+                 markdown_escape(cell.producer_header + " → " + cell.consumer_header) + "** (" +
+                 markdown_escape(cell.scenario) +
+                 "): " + markdown_escape(report::reason_sentence(cell)) + "\n";
+  }
+  if (!sentences.empty()) *o += "\n" + sentences;
+}
+
+void unexpected_list(const std::vector<CaseResult>& cases, std::string* o) {
+  *o += "\n## Unexpected results\n\n";
+  size_t total = 0;
+  std::string rows;
+  for (const CaseResult& c : cases) {
+    if (report::outcome_of(c) != report::Outcome::unexpected) continue;
+    if (++total > kMaxUnexpectedRows) continue;
+    std::string finding = c.finding_class;
+    if (!c.expected_class.empty() && c.expected_class != c.finding_class) {
+      finding += (finding.empty() ? "" : " ") + std::string("(expected ") + c.expected_class + ")";
+    }
+    rows += "| " + markdown_escape(c.id) + " | " + to_string(c.verdict) + " | " +
+            to_string(c.expected) + " | " + markdown_escape(finding) + " | " +
+            markdown_escape(c.rule_id) + " | " + markdown_escape(c.detail) + " |\n";
+  }
+  if (total == 0) {
+    *o += "None: every verdict matched its expectation.\n";
+    return;
+  }
+  *o +=
+      "| case | verdict | expected | finding class | rule | detail |\n"
+      "|---|---|---|---|---|---|\n" +
+      rows;
+  if (total > kMaxUnexpectedRows) {
+    *o += "\n… and " + std::to_string(total - kMaxUnexpectedRows) +
+          " more; the JSON report lists every case.\n";
+  }
+}
+
+}  // namespace
+
+std::string render_markdown(const RunInfo& info, const std::vector<CaseResult>& cases) noexcept {
+  try {
+    std::string o;
+    headline(info, report::summarise(cases), &o);
+    for (const report::Grid& g : report::build_grids(cases)) grid(g, &o);
+    unexpected_list(cases, &o);
+    return o;
+  } catch (...) {  // std::bad_alloc: nothing sensible can be written
+    return {};
+  }
+}
+
+}  // namespace dlc
