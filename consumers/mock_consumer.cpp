@@ -7,8 +7,12 @@
 //               consumer; its refusals name the rule.
 // The struct is read through this translation unit's own header types; the field checks are the
 // shared validator's. DLC_BUG plants one bug class (see kBug below) for the detection tests.
+#include <cstdlib>
 #include <cstring>
 #include <string>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "mock_common.hpp"
 #include "validate.h"
@@ -35,6 +39,14 @@
 #define DLC_BUG_write_read_only 12
 #define DLC_BUG_accept_invalid 13
 #define DLC_BUG_reject_valid 14
+// The fuzzing zoo only (consumers/zoo): caught by the fuzzers' sanitizers, guard pages, ledger and
+// digest check, but not all of them deterministically by an uninstrumented matrix run.
+#define DLC_BUG_ndim_fixed_array 15
+#define DLC_BUG_int32_count 16
+#define DLC_BUG_ignore_lanes 17
+#define DLC_BUG_aligned_loads 18
+#define DLC_BUG_shared_ctx_double_free 19
+#define DLC_BUG_frees_shape 20
 #ifndef DLC_BUG
 #define DLC_BUG none
 #endif
@@ -91,7 +103,9 @@ DLTensor* tensor_of(const Imported& t) {
 // Digests every element in logical order through this consumer's own reading of the tensor.
 bool digest(const DLTensor& t, uint64_t flags, DLCObservation* obs) {
   DLCTensorSpec spec{};
-  spec.dtype = {t.dtype.code, t.dtype.bits, t.dtype.lanes};
+  // The planted bug sizes elements from bits alone (DT-1: an element is bits * lanes wide).
+  spec.dtype = {t.dtype.code, t.dtype.bits,
+                static_cast<uint16_t>(kBug == DLC_BUG_ignore_lanes ? 1 : t.dtype.lanes)};
   spec.ndim = t.ndim;
   for (int i = 0; i < t.ndim; ++i) spec.shape[i] = t.shape[i];
   const bool use_strides = t.strides != nullptr && kBug != DLC_BUG_ignore_strides;
@@ -107,6 +121,19 @@ bool digest(const DLTensor& t, uint64_t flags, DLCObservation* obs) {
   const uint64_t offset = kBug == DLC_BUG_ignore_byte_offset ? 0 : t.byte_offset;
   const uint8_t* origin = static_cast<const uint8_t*>(t.data) + offset;
   uint64_t d = dlc_digest_init();
+#if defined(__SSE2__)
+  if (kBug == DLC_BUG_aligned_loads && g.storage_bytes > 0) {
+    // Assumes 256-byte aligned data (LAY-9: never assume it) and reads whole 16-byte vectors:
+    // a misaligned start faults, and the last vector runs past the end of the storage.
+    const uint8_t* lowest = origin + g.min_offset * static_cast<int64_t>(g.element_bytes);
+    __m128i acc = _mm_setzero_si128();
+    for (uint64_t b = 0; b < g.storage_bytes; b += 16) {
+      acc = _mm_xor_si128(acc, _mm_load_si128(reinterpret_cast<const __m128i*>(lowest + b)));
+    }
+    volatile int sink = _mm_cvtsi128_si32(acc);
+    (void)sink;
+  }
+#endif
   if (g.packed_subbyte) {
     d = dlc_digest_update(d, origin, g.storage_bytes);
     obs->elements_read = g.storage_bytes;
@@ -185,6 +212,18 @@ int consume(void*, DLCHandoff* handoff, const DLCRequest*, DLCObservation* obs, 
   }
 #endif
   DLTensor* tensor = tensor_of(t);
+  if (kBug == DLC_BUG_ndim_fixed_array && tensor->shape != nullptr) {
+    // Copies the extents into a fixed array before checking ndim against it (LAY-1).
+    int64_t extents[8];
+    for (int i = 0; i < tensor->ndim; ++i) extents[i] = tensor->shape[i];
+    obs->shape[0] = tensor->ndim > 0 ? static_cast<volatile int64_t*>(extents)[0] : 0;
+  }
+  if (kBug == DLC_BUG_int32_count && tensor->shape != nullptr) {
+    // Counts elements in int (LAY-10: the count is int64): signed overflow, which UBSan reports.
+    int count = 1;
+    for (int i = 0; i < tensor->ndim && i < kMaxNdim; ++i) count *= static_cast<int>(tensor->shape[i]);
+    obs->elements_read = static_cast<uint64_t>(static_cast<volatile int&>(count));
+  }
   obs->ndim = tensor->ndim;
   obs->dtype = {tensor->dtype.code, tensor->dtype.bits, tensor->dtype.lanes};
   // Read the device type as the int32 it is: through v0.6's C++ enum (no fixed underlying type)
@@ -263,6 +302,27 @@ void release(void*) {
   if (kBug == DLC_BUG_early_delete) {
     volatile int64_t ndim = tensor_of(t)->ndim;  // touches the struct after its deleter ran
     (void)ndim;
+  }
+  if (kBug == DLC_BUG_frees_shape && !t.deleted) {
+    // Frees arrays the producer owns (LIFE-5: only the deleter releases them).
+    std::free(tensor_of(t)->shape);
+    std::free(tensor_of(t)->strides);
+  }
+  if (kBug == DLC_BUG_shared_ctx_double_free && !t.deleted) {
+    // Keeps a copy of the managed struct as a "view" that shares manager_ctx, and deletes both
+    // (LIFE-3: one deleter call per struct the producer made).
+    if (t.kind == DLC_STRUCT_LEGACY) {
+      DLManagedTensor view = *static_cast<DLManagedTensor*>(t.pointer);
+      call_deleter(t);
+      if (view.deleter != nullptr) view.deleter(&view);
+    } else {
+#if DLC_HDR_MAJOR >= 1
+      struct DLManagedTensorVersioned view =
+          *static_cast<struct DLManagedTensorVersioned*>(t.pointer);
+      call_deleter(t);
+      if (view.deleter != nullptr) view.deleter(&view);
+#endif
+    }
   }
   if (!t.deleted && kBug != DLC_BUG_no_delete) call_deleter(t);
   if (kBug == DLC_BUG_double_delete) {

@@ -13,7 +13,7 @@
 
 #include <dlpack/dlpack.h>
 
-#include "dlc_fuzz_config.h"
+#include "fuzz_harness.hpp"
 #include "host.h"
 #include "plugin_loader.h"
 
@@ -54,20 +54,22 @@ uint32_t read32(const uint8_t* bytes, size_t size, size_t at) {
 
 }  // namespace
 
+// Producer, has_max_version, major, minor.
+extern "C" size_t dlc_fuzz_max_input_bytes() { return 10; }
+
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   g_host = new dlc::HostState();
-  const std::string dir = DLC_FUZZ_PRODUCERS_DIR;
   bool ok = true;
   if (const char* plugin = std::getenv("DLCONFORM_PLUGIN")) {
     ok = load(plugin);
   } else if (const char* name = std::getenv("DLCONFORM_PRODUCER")) {
-    ok = load(dir + "/dlc-" + name + ".so");
+    ok = load(dlc_fuzz::builtin_plugin_path(name));
   } else {
     // The conformant versioned producers; the major-2 one ignores max_version on purpose.
     for (const char* name : {"versioned-producer-v1_0", "versioned-producer-v1_1",
                              "versioned-producer-v1_2", "versioned-producer-v1_3",
                              "future-minor-producer-v1_3"}) {
-      ok = ok && load(dir + "/dlc-" + name + ".so");
+      ok = ok && load(dlc_fuzz::builtin_plugin_path(name));
     }
   }
   if (!ok) std::exit(2);

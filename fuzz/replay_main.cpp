@@ -12,6 +12,11 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv);
+// The largest input a target reads, when it says: a longer corpus file is malformed (it would
+// replay as a different, truncated input). Weak: a target without it takes any size.
+extern "C" size_t dlc_fuzz_max_input_bytes() __attribute__((weak));
+// Tells the harness which file runs, for the reproduce line of a finding.
+extern "C" void dlc_fuzz_set_input_file(const char* path) __attribute__((weak));
 
 int main(int argc, char** argv) {
   LLVMFuzzerInitialize(&argc, &argv);
@@ -34,10 +39,30 @@ int main(int argc, char** argv) {
   }
   std::sort(files.begin(), files.end());
   std::printf("1..%zu\n", files.size());
+  // Every file is read and checked before the first one runs, so a bad corpus is reported
+  // in one line instead of halfway through a replay.
+  std::vector<std::vector<uint8_t>> inputs;
+  for (const std::string& file : files) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) {
+      std::fprintf(stderr, "replay: cannot read corpus file %s\n", file.c_str());
+      return 2;
+    }
+    inputs.emplace_back((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (in.bad()) {
+      std::fprintf(stderr, "replay: cannot read corpus file %s\n", file.c_str());
+      return 2;
+    }
+    if (dlc_fuzz_max_input_bytes != nullptr && inputs.back().size() > dlc_fuzz_max_input_bytes()) {
+      std::fprintf(stderr,
+                   "replay: malformed corpus file %s: expected at most %zu bytes but found %zu\n",
+                   file.c_str(), dlc_fuzz_max_input_bytes(), inputs.back().size());
+      return 2;
+    }
+  }
   for (size_t i = 0; i < files.size(); ++i) {
-    std::ifstream in(files[i], std::ios::binary);
-    const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
-                                     std::istreambuf_iterator<char>());
+    const std::vector<uint8_t>& bytes = inputs[i];
+    if (dlc_fuzz_set_input_file != nullptr) dlc_fuzz_set_input_file(files[i].c_str());
     std::fflush(stdout);
     LLVMFuzzerTestOneInput(bytes.data(), bytes.size());
     std::printf("ok %zu - %s\n", i + 1, files[i].c_str());

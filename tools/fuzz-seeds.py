@@ -1,14 +1,20 @@
 #!/usr/bin/env python3
-"""Writes the hand-made seeds of the import fuzzers, one file per case it exercises.
+"""Writes the hand-made seeds of the fuzz targets, one file per case it exercises.
 
-The record layout is FuzzRecord in fuzz/import_fuzzer.cpp (little-endian, packed)."""
+The tensor targets read a TensorInput (fuzz/tensor_input.hpp): fields taken from the END of the
+input, most stored as a difference from a valid float32 CPU scalar of DLPack 1.3, so that missing
+bytes read as that default. encode() mirrors dlc_fuzz::encode (FuzzWriter) exactly."""
 import os
 import struct
 import sys
 
-FMT = "<IIQiiBBHiBBHQ8q8q"
-SHAPE_NULL, STRIDES_NULL, DATA_NULL, DELETER_NULL = 1, 2, 4, 8
+SHAPE_NULL, STRIDES_NULL, DATA_NULL, DELETER_NULL, LEGACY_STRUCT = 1, 2, 4, 8, 16
 INT64_MAX = 2**63 - 1
+MAX_EXPLICIT_DIMS = 64
+
+
+def wrap(value, bits):
+    return value & ((1 << bits) - 1)
 
 
 def record(major=1, minor=3, flags=0, device=(1, 0), dtype=(2, 32, 1), shape=(), strides=None,
@@ -19,10 +25,17 @@ def record(major=1, minor=3, flags=0, device=(1, 0), dtype=(2, 32, 1), shape=(),
         for extent in reversed(shape):
             strides.insert(0, acc)
             acc *= max(extent, 1)
-    pad = lambda values: list(values) + [0] * (8 - len(values))
-    return struct.pack(FMT, major, minor, flags, device[0], device[1], dtype[0], dtype[1],
-                       dtype[2], ndim, options, misalign, 0, byte_offset, *pad(shape),
-                       *pad(strides))
+    fields = [("B", options), ("I", wrap(major - 1, 32)), ("I", wrap(minor - 3, 32)),
+              ("Q", wrap(flags, 64)), ("I", wrap(device[0] - 1, 32)), ("I", wrap(device[1], 32)),
+              ("B", wrap(dtype[0] - 2, 8)), ("B", wrap(dtype[1] - 32, 8)),
+              ("H", wrap(dtype[2] - 1, 16)), ("I", wrap(ndim, 32)), ("Q", wrap(byte_offset, 64)),
+              ("B", misalign)]
+    for i in range(max(0, min(ndim, MAX_EXPLICIT_DIMS))):
+        extent = shape[i] if i < len(shape) else 1
+        stride = strides[i] if i < len(strides) else 1
+        fields += [("Q", wrap(extent - 1, 64)), ("Q", wrap(stride - 1, 64))]
+    forward = b"".join(struct.pack("<" + f, v) for f, v in fields)
+    return forward[::-1].lstrip(b"\0")
 
 
 SEEDS = {
@@ -52,6 +65,12 @@ SEEDS = {
     "null_shape_ndim2": record(shape=(2, 2), options=SHAPE_NULL),
     "null_deleter": record(shape=(4,), options=DELETER_NULL),
     "misaligned_data": record(shape=(8, 8), misalign=3),
+    "f32x4_lanes": record(dtype=(2, 32, 4), shape=(4, 4)),
+    "int8x2_lanes_odd_size": record(dtype=(0, 8, 2), shape=(7,)),
+    "ndim_12_compact": record(shape=(1, 2) * 6),
+    "ndim_12_null_data": record(shape=(1, 2) * 6, options=DATA_NULL),
+    "shape_product_over_int32": record(shape=(65536, 65536), device=(2, 0)),
+    "byte_offset_odd": record(dtype=(0, 8, 1), shape=(33,), byte_offset=5),
 }
 
 
@@ -68,22 +87,35 @@ NEGOTIATION = {f"{p}_{name}": ask(i, *args) for i, p in enumerate(
                        ("max_1_3", (1, 3)), ("max_2_0", (2, 0)), ("max_1_99", (1, 99)))}
 
 
+def write(folder, name, data):
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, name + ".bin"), "wb") as out:
+        out.write(data)
+
+
 def main(root):
-    seeds = os.path.join(root, "negotiate_version_fuzzer", "seeds")
-    os.makedirs(seeds, exist_ok=True)
-    os.makedirs(os.path.join(root, "negotiate_version_fuzzer", "regressions"), exist_ok=True)
-    for name, data in NEGOTIATION.items():
-        with open(os.path.join(seeds, name + ".bin"), "wb") as out:
-            out.write(data)
-    for target, legacy in (("import_versioned_fuzzer", False), ("import_legacy_fuzzer", True)):
-        seeds = os.path.join(root, target, "seeds")
-        os.makedirs(seeds, exist_ok=True)
+    for target in ("negotiate_version_fuzzer", "import_versioned_fuzzer", "import_legacy_fuzzer",
+                   "differential_fuzzer"):
         os.makedirs(os.path.join(root, target, "regressions"), exist_ok=True)
-        for name, data in SEEDS.items():
-            if legacy and name.startswith(("future_", "read_only", "unknown_flag", "null_strides_v1_3")):
-                continue  # a legacy struct has no version or flags
-            with open(os.path.join(seeds, name + ".bin"), "wb") as out:
-                out.write(data)
+    for name, data in NEGOTIATION.items():
+        write(os.path.join(root, "negotiate_version_fuzzer", "seeds"), name, data)
+    for name, data in SEEDS.items():
+        write(os.path.join(root, "import_versioned_fuzzer", "seeds"), name, data)
+        versioned_only = name.startswith(("future_", "read_only", "unknown_flag", "null_strides_v1_3"))
+        if not versioned_only:
+            write(os.path.join(root, "import_legacy_fuzzer", "seeds"), name, data)
+        # The differential target reads both struct kinds: every seed in each.
+        write(os.path.join(root, "differential_fuzzer", "seeds"), name, data)
+        if not versioned_only:
+            legacy = record_as_legacy(data)
+            write(os.path.join(root, "differential_fuzzer", "seeds"), "legacy_" + name, legacy)
+
+
+def record_as_legacy(data):
+    """The same input with the kLegacyStruct bit set (the layout byte is taken first: last)."""
+    data = bytearray(data) if data else bytearray(b"\0")
+    data[-1] |= LEGACY_STRUCT
+    return bytes(data)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,124 @@
+// Property: on every tensor inside the domain they all claim (host memory, ndim <= 16, a struct
+// of their own major), the strict reference validator and every conformant consumer agree on
+// accept or refuse, at the validation level each consumer claims; and every consumer that
+// accepts reads the same values as the validator and as the fuzzer's own reader (LAY-4). A split
+// verdict is a finding. Outside that domain, refusing is allowed, and only the memory and
+// lifecycle properties of the import targets are checked.
+//
+// The input is a TensorInput (tensor_input.hpp); its kLegacyStruct bit picks a DLManagedTensor
+// instead of a DLManagedTensorVersioned. The consumers are the built-in conformant ones
+// (strict-consumer-v1_3 at the strict level, versioned-consumer-v1_3 and legacy-consumer-v0_6 at
+// the standard level), plus DLCONFORM_PLUGIN=/path/lib.so at DLCONFORM_LEVEL (standard or
+// strict, default standard).
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "fuzz_harness.hpp"
+#include "validate.h"
+
+namespace {
+
+constexpr int32_t kDomainMaxNdim = 16;  // the built-in consumers' own limit
+
+struct Participant {
+  dlc::LoadedPlugin plugin;
+  bool strict = false;  // refuses SHOULD violations too
+};
+std::vector<Participant> g_consumers;
+
+const char* verdict_word(bool accepted) { return accepted ? "accepts" : "refuses"; }
+
+}  // namespace
+
+extern "C" size_t dlc_fuzz_max_input_bytes() { return dlc_fuzz::kMaxInputBytes; }
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  g_consumers.push_back({dlc_fuzz::load_or_exit(dlc_fuzz::builtin_plugin_path(
+                                                    "strict-consumer-v1_3"),
+                                                DLC_ROLE_CONSUMER),
+                         true});
+  for (const char* name : {"versioned-consumer-v1_3", "legacy-consumer-v0_6"}) {
+    g_consumers.push_back(
+        {dlc_fuzz::load_or_exit(dlc_fuzz::builtin_plugin_path(name), DLC_ROLE_CONSUMER), false});
+  }
+  if (const char* path = std::getenv("DLCONFORM_PLUGIN")) {
+    const char* level = std::getenv("DLCONFORM_LEVEL");
+    const std::string wanted = level != nullptr ? level : "standard";
+    if (wanted != "standard" && wanted != "strict") {
+      std::fprintf(stderr,
+                   "dlconform fuzz: cannot start: DLCONFORM_LEVEL: expected standard or strict "
+                   "but found %s\n",
+                   wanted.c_str());
+      std::exit(2);
+    }
+    g_consumers.push_back({dlc_fuzz::load_or_exit(path, DLC_ROLE_CONSUMER), wanted == "strict"});
+  }
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  dlc_fuzz::install_fault_handler();
+  const dlc_fuzz::TensorInput in = dlc_fuzz::decode(data, size);
+  const bool versioned = !(in.layout & dlc_fuzz::kLegacyStruct);
+  dlc_fuzz::set_current_input(&in, versioned);
+  const bool in_domain = in.device.device_type == 1 && in.ndim <= kDomainMaxNdim &&
+                         (!versioned || in.version.major == 1);
+
+  for (Participant& c : g_consumers) {
+    const DLCVersion own = c.plugin.table->dlpack_version;
+    dlc_fuzz::Built built = dlc_fuzz::build_tensor(in, versioned, own.major < 1 ? 1 : own.major, true);
+    if (built.skipped) break;
+    // A 0.x consumer takes no versioned struct at all: outside its domain.
+    const bool comparable = in_domain && (!versioned || own.major >= 1);
+    bool reference = false;
+    std::string why;
+    if (comparable) {
+      // The reference for this consumer: the validator at the full level (it digests every
+      // element), knowing the enum values of the consumer's own header (DT-1, DEV-1).
+      dlc_fuzz::set_phase("validate()", "reference-validator");
+      dlc::ValidateOptions options;
+      options.level = dlc::Level::full;
+      options.consumer_version = own;
+      options.max_ndim = kDomainMaxNdim;
+      const dlc::ValidateResult r = dlc::validate(built.handoff, options);
+      reference = true;
+      for (const dlc::Violation& v : r.violations) {
+        if (v.severity == dlc::Severity::must ||
+            (c.strict && v.severity == dlc::Severity::should)) {
+          reference = false;
+          why = v.message + " (" + v.rule + ")";
+          break;
+        }
+      }
+      if (reference && built.digest_known &&
+          (r.observation.digest != built.digest || r.observation.elements_read != built.elements)) {
+        dlc_fuzz::die("LAY-4", "the validator and the fuzzer's own reader disagree on the data: " +
+                                   std::to_string(r.observation.elements_read) +
+                                   " elements, digest " + std::to_string(r.observation.digest) +
+                                   " against " + std::to_string(built.elements) + ", digest " +
+                                   std::to_string(built.digest));
+      }
+    }
+    const dlc_fuzz::Outcome out = dlc_fuzz::run_consumer(c.plugin, built);
+    if (!comparable) continue;
+    const bool accepted = out.rc == DLC_OK;
+    if (accepted != reference) {
+      dlc_fuzz::die("DIFF", std::string("split verdict: the reference validator (") +
+                                (c.strict ? "strict" : "standard") + " level, DLPack " +
+                                std::to_string(own.major) + "." + std::to_string(own.minor) +
+                                ") " + verdict_word(reference) + " the tensor" +
+                                (reference ? "" : ": " + why) + ", but consume() of plugin " +
+                                dlc_fuzz::label(c.plugin) + " " + verdict_word(accepted) + " it" +
+                                (accepted ? "" : std::string(": ") + out.error));
+    }
+  }
+  dlc_fuzz::set_current_input(nullptr, versioned);
+  return 0;
+}
+
+extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max_size,
+                                          unsigned int seed) {
+  return dlc_fuzz::custom_mutate(data, size, max_size, seed, {{1, 3}, true});
+}

@@ -1,0 +1,33 @@
+#!/usr/bin/env python3
+"""Runs a fuzz target's replay and passes only if it stops on the expected finding.
+
+  expect_finding.py "WORDS" TARGET ARGS...
+
+A planted bug must be caught for the right reason: a replay that exits 0, or that fails without
+printing WORDS (a plugin that did not load, say), fails this test."""
+import subprocess
+import sys
+
+
+def main():
+    if len(sys.argv) < 3:
+        sys.exit("usage: expect_finding.py WORDS TARGET [ARGS...]")
+    words, command = sys.argv[1], sys.argv[2:]
+    run = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         errors="replace", timeout=300)
+    findings = [line for line in run.stdout.splitlines() if line.startswith("dlconform fuzz:")]
+    if run.returncode == 0:
+        print(f"expected the finding '{words}' but the replay passed")
+        return 1
+    if not any(words in line for line in findings) and words not in run.stdout:
+        print(run.stdout[-4000:])
+        print(f"expected the finding '{words}' but found exit {run.returncode} and: "
+              + (findings[0] if findings else "no dlconform finding"))
+        return 1
+    print("\n".join(findings[:4]))
+    print(f"caught as expected: {words}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

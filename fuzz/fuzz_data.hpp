@@ -1,0 +1,71 @@
+// Structured fuzz input, read from the end.
+//
+// Parameters are taken from the back of the input, as zstd's fuzz_data_producer does: libFuzzer
+// mutations that grow or shrink the input then leave the parameters where they were, and a short
+// input simply reads as zeros. FuzzWriter is the exact inverse, so that the seed writer and the
+// custom mutator can turn a decoded input back into bytes. Written from scratch for dlconform.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+#include <vector>
+
+namespace dlc_fuzz {
+
+class FuzzData {
+ public:
+  FuzzData(const uint8_t* data, size_t size) : data_(data), size_(size) {}
+
+  // The next sizeof(T) bytes from the end, least significant byte last in the input. Bytes past
+  // the front of the input read as zero.
+  template <class T>
+  T take() {
+    static_assert(std::is_integral_v<T>, "integers only");
+    using U = std::make_unsigned_t<T>;
+    U value = 0;
+    for (size_t i = 0; i < sizeof(T); ++i) {
+      const U byte = size_ > 0 ? data_[--size_] : 0;
+      value = static_cast<U>(value | static_cast<U>(byte << (8 * i)));
+    }
+    return static_cast<T>(value);
+  }
+
+  // Bytes not yet taken, all at the front of the input.
+  size_t remaining() const { return size_; }
+
+ private:
+  const uint8_t* data_;
+  size_t size_;
+};
+
+// Writes values in the order FuzzData takes them; bytes() is an input that reads them back.
+class FuzzWriter {
+ public:
+  template <class T>
+  FuzzWriter& put(T value) {
+    static_assert(std::is_integral_v<T>, "integers only");
+    using U = std::make_unsigned_t<T>;
+    U bits = static_cast<U>(value);
+    for (size_t i = 0; i < sizeof(T); ++i) {
+      reversed_.push_back(static_cast<uint8_t>(bits & 0xFF));
+      bits = static_cast<U>(bits >> 8);
+    }
+    return *this;
+  }
+
+  // The input. Leading zero bytes (the last values put, if zero) are dropped: FuzzData reads
+  // missing bytes as zeros, so a decoder that never asks how much is left reads the same values.
+  std::vector<uint8_t> bytes() const {
+    std::vector<uint8_t> out(reversed_.rbegin(), reversed_.rend());
+    const auto first = std::find_if(out.begin(), out.end(), [](uint8_t b) { return b != 0; });
+    out.erase(out.begin(), first);
+    return out;
+  }
+
+ private:
+  std::vector<uint8_t> reversed_;
+};
+
+}  // namespace dlc_fuzz

@@ -1,0 +1,89 @@
+// What every dlconform fuzz target shares: finding plugins, the fault handler that names the
+// buffer a consumer overran, the guarded layout of a TensorInput, and the hand-off to a consumer
+// with its deleter ledger checks. Findings are printed in words first, then abort() or the
+// re-raised signal lets libFuzzer (or the replay main) record the crash.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "dlconform/plugin.h"
+#include "host.h"
+#include "plugin_loader.h"
+#include "tensor_input.hpp"
+
+namespace dlc_fuzz {
+
+// The harness state every plugin of this process was created with.
+dlc::HostState& host();
+
+// "dlc-<name>.so" of a built-in plugin, looked up in $DLCONFORM_PLUGIN_DIR, then a
+// dlconform-plugins folder next to the executable (an OSS-Fuzz $OUT), then the build tree's
+// consumers/, consumers/zoo/ and producers/ (or the installed plugin folder). Exits with status 2
+// and one line naming the folders searched when there is none.
+std::string builtin_plugin_path(const std::string& name);
+
+// Loads `path` and calls create(); on failure prints why and exits with status 2 (a set-up
+// error, not a finding).
+dlc::LoadedPlugin load_or_exit(const std::string& path, uint32_t role);
+
+// The consumer under test: $DLCONFORM_PLUGIN (a path), else the built-in $DLCONFORM_CONSUMER,
+// else `default_name`.
+dlc::LoadedPlugin load_consumer_under_test(const char* default_name);
+
+// "planted-oob-shape@v1.3".
+std::string label(const dlc::LoadedPlugin& plugin);
+
+// Where control is, for the words of a finding: `where` is a static string such as "consume()",
+// `plugin` the label of the plugin running it.
+void set_phase(const char* where, const std::string& plugin);
+
+// SIGSEGV/SIGBUS: classify the address with the arena, print the words, then hand the signal on
+// to whoever handled it before (libFuzzer's crash dump) or die. Call from every input: only the
+// first call installs (after libFuzzer has installed its own handlers, so ours runs first).
+void install_fault_handler();
+
+// The input being run, for the words of a finding.
+void set_current_input(const TensorInput* in, bool versioned);
+
+// Prints "dlconform fuzz: <what> [<rule>]" and the current input, then aborts.
+[[noreturn]] void die(const char* rule, const std::string& what);
+
+// A TensorInput laid out in exact-size guarded blocks.
+struct Built {
+  bool skipped = false;  // valid, but too large to back with memory within a fuzzing budget
+  DLCHandoff handoff{};  // "dltensor" or "dltensor_versioned"
+  void* managed = nullptr;
+  bool deleter_null = false;
+  bool data_backed = false;  // host memory that a reader may walk
+  // With `fill`: what a correct reader reports (LAY-4), read back from the storage in logical
+  // row-major order: dlc_digest over every element, or over the packed bytes of a sub-byte type.
+  bool digest_known = false;
+  uint64_t digest = 0;
+  uint64_t elements = 0;
+};
+
+// Lays `in` out as a DLManagedTensorVersioned (`versioned`) or DLManagedTensor. Every array is
+// its own exact-size block ending at a guard page; shape and strides hold exactly ndim entries;
+// a valid host tensor's data spans exactly what its geometry reaches (and is write-protected if
+// READ_ONLY is set); an invalid one gets a 0-byte data block; a non-CPU one a pointer that faults
+// on any host access. A versioned struct whose major differs from `consumer_major` has only
+// version, manager_ctx and deleter (VER-2: nothing else may be touched). With `fill`, the storage
+// holds the dlc_fill_byte pattern so that a misread changes the digest. Resets the host first.
+Built build_tensor(const TensorInput& in, bool versioned, uint32_t consumer_major, bool fill);
+
+// What a consumer did with a hand-off.
+struct Outcome {
+  int rc = DLC_ERR_INTERNAL;
+  bool taken = false;  // renamed the capsule to used_* (LIFE-1)
+  DLCObservation obs{};
+  char error[512] = {};
+};
+
+// Hands `built` to `consumer` (consume, then release), then checks LIFE-1 and LIFE-3 against
+// the ledger: the capsule renamed when taken, the deleter called exactly once by a consumer that
+// took the tensor, and never by one that did not; and, when the consumer imported a host tensor
+// whose digest is known, that it read the producer's values (LAY-4). Dies in words on a violation.
+Outcome run_consumer(const dlc::LoadedPlugin& consumer, Built& built);
+
+}  // namespace dlc_fuzz

@@ -1,0 +1,40 @@
+// Property: whatever DLManagedTensor the consumer under test is handed in a "dltensor" capsule,
+// it never reads outside the 64-byte struct (a legacy struct has no version field, LAY-2, S1),
+// the shape, the strides or the data; never dereferences a non-CPU data pointer (DEV-3); never
+// touches the tensor after its deleter ran (LIFE-6); never calls a NULL deleter (LIFE-4); and,
+// once it has taken the tensor (renamed the capsule, LIFE-1), calls the deleter exactly once,
+// also when it refuses the tensor (LIFE-3).
+//
+// The input is a TensorInput (tensor_input.hpp: parameters read from the end; the version and
+// flags fields are unused here). The consumer is a plugin: DLCONFORM_PLUGIN=/path/lib.so, or
+// DLCONFORM_CONSUMER=<built-in name>, default strict-consumer-v1_3.
+#include "fuzz_harness.hpp"
+
+namespace {
+
+dlc::LoadedPlugin g_consumer;
+
+}  // namespace
+
+extern "C" size_t dlc_fuzz_max_input_bytes() { return dlc_fuzz::kMaxInputBytes; }
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  g_consumer = dlc_fuzz::load_consumer_under_test("strict-consumer-v1_3");
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  dlc_fuzz::install_fault_handler();
+  const dlc_fuzz::TensorInput in = dlc_fuzz::decode(data, size);
+  dlc_fuzz::set_current_input(&in, false);
+  dlc_fuzz::Built built = dlc_fuzz::build_tensor(in, false, 0, true);
+  if (!built.skipped) (void)dlc_fuzz::run_consumer(g_consumer, built);
+  dlc_fuzz::set_current_input(nullptr, false);
+  return 0;
+}
+
+extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max_size,
+                                          unsigned int seed) {
+  return dlc_fuzz::custom_mutate(data, size, max_size, seed,
+                                 {g_consumer.table->dlpack_version, false});
+}

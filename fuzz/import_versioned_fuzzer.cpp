@@ -1,0 +1,45 @@
+// Property: whatever DLManagedTensorVersioned the consumer under test is handed in a
+// "dltensor_versioned" capsule, it never reads outside the struct, shape, strides or data; never
+// reads past version, manager_ctx and deleter of a struct of another major (VER-2); never writes
+// a READ_ONLY tensor (FLAG-1); never dereferences a non-CPU data pointer (DEV-3); never touches
+// the tensor after its deleter ran (LIFE-6); never calls a NULL deleter (LIFE-4); and, once it
+// has taken the tensor (renamed the capsule, LIFE-1), calls the deleter exactly once, also when
+// it refuses the tensor (LIFE-3).
+//
+// The input is a TensorInput (tensor_input.hpp: parameters read from the end). The consumer is a
+// plugin: DLCONFORM_PLUGIN=/path/lib.so, or DLCONFORM_CONSUMER=<built-in name>, default
+// strict-consumer-v1_3.
+#include <algorithm>
+
+#include "fuzz_harness.hpp"
+
+namespace {
+
+dlc::LoadedPlugin g_consumer;
+
+}  // namespace
+
+extern "C" size_t dlc_fuzz_max_input_bytes() { return dlc_fuzz::kMaxInputBytes; }
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  g_consumer = dlc_fuzz::load_consumer_under_test("strict-consumer-v1_3");
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  dlc_fuzz::install_fault_handler();
+  const dlc_fuzz::TensorInput in = dlc_fuzz::decode(data, size);
+  dlc_fuzz::set_current_input(&in, true);
+  // A 0.x consumer has no versioned struct of its own; any major but 1 is foreign to it too.
+  const uint32_t own_major = std::max(g_consumer.table->dlpack_version.major, 1u);
+  dlc_fuzz::Built built = dlc_fuzz::build_tensor(in, true, own_major, true);
+  if (!built.skipped) (void)dlc_fuzz::run_consumer(g_consumer, built);
+  dlc_fuzz::set_current_input(nullptr, true);
+  return 0;
+}
+
+extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max_size,
+                                          unsigned int seed) {
+  return dlc_fuzz::custom_mutate(data, size, max_size, seed,
+                                 {g_consumer.table->dlpack_version, false});
+}
