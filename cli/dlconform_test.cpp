@@ -59,6 +59,12 @@ size_t count(const std::string& text, const std::string& needle) {
   return n;
 }
 
+std::string write_temp(const std::string& name, const std::string& content) {
+  const std::string path = temp_path(name);
+  std::ofstream(path) << content;
+  return path;
+}
+
 size_t lines(const std::string& text) {
   size_t n = 0;
   for (char ch : text) n += ch == '\n';
@@ -136,6 +142,15 @@ TEST_CASE("matrix: bad input gets one line and its own exit code", "[matrix]") {
       {"matrix --filter no-such-case-anywhere", 3, "matches none of the"},
       {"matrix --json /proc/no/such/dir/report.json", 1, "cannot write report"},
       {"frobnicate", 3, "unknown command 'frobnicate'"},
+      {"matrix --suppressions " + write_temp("bad-rule.txt", "life3 my-consumer why\n"), 3,
+       "bad-rule.txt:1: expected a rule id such as LIFE-3 (or *) but found 'life3'"},
+      {"matrix --suppressions " + write_temp("no-reason.txt", "# ok\nLIFE-3 my-consumer\n"), 3,
+       "no-reason.txt:2: expected a reason or an upstream link"},
+      {"matrix --suppressions /nonexistent/known.txt", 3,
+       "cannot read suppression file /nonexistent/known.txt"},
+      {"layout --header " + write_temp("broken.h", "#error this header is broken\n") +
+           " --json " + temp_path("layout.json"),
+       2, "broken.h: does not compile as C"},
   };
   for (const Bad& bad : cases) {
     const Run r = run(bad.args);
@@ -145,5 +160,56 @@ TEST_CASE("matrix: bad input gets one line and its own exit code", "[matrix]") {
     CHECK(r.out.find("dlconform") == 0);
     // One line of error (usage text may follow for flag errors).
     CHECK(lines(r.out.substr(0, r.out.find("usage:"))) == 1);
+  }
+}
+
+TEST_CASE("matrix: suppressed findings are known, and --warn-only never fails", "[matrix]") {
+  const std::string filter = " --filter '*crash-consumer*' --quiet";
+  const std::string json = temp_path("known.json");
+  const std::string known = write_temp(
+      "known.txt", "# rule  party           reason\n"
+                   "*       crash-consumer  test plugin that crashes on purpose\n"
+                   "LIFE-3  nobody          a stale entry\n");
+  const Run r = run("matrix --plugin " + env("CRASH_PLUGIN") + filter + " --suppressions " +
+                    known + " --json " + json);
+  INFO(r.out);
+  CHECK(r.exit_code == 0);
+  const std::string report = slurp(json);
+  const size_t reached = count(report, "\"id\": ") - count(report, "\"verdict\": \"skip\"");
+  CHECK(reached > 50);
+  CHECK(count(report, "\"known\": true") == reached);
+  CHECK(r.out.find("known.txt:3: stale suppression: LIFE-3 nobody matched no case") !=
+        std::string::npos);
+
+  const Run warn = run("matrix --plugin " + env("CRASH_PLUGIN") +
+                       " --filter '*crash-consumer*' --warn-only");
+  INFO(warn.out);
+  CHECK(warn.exit_code == 0);
+  CHECK(warn.out.find("UNEXPECTED") != std::string::npos);
+  CHECK(warn.out.find("[--warn-only]") != std::string::npos);
+}
+
+TEST_CASE("fuzz replay: a malformed or unreadable corpus file gets one line", "[matrix]") {
+  const std::string replay = env("FUZZ_REPLAY");
+  const std::string oversized = write_temp("oversized.bin", std::string(5000, 'x'));
+  struct Bad {
+    std::string path, says;
+  };
+  for (const Bad& bad : {Bad{oversized, "malformed corpus file " + oversized +
+                                            ": expected at most 1066 bytes but found 5000"},
+                         Bad{"/nonexistent/seed.bin", "/nonexistent/seed.bin: no such file"}}) {
+    const std::string command = replay + " " + bad.path + " 2>&1";
+    FILE* pipe = popen(command.c_str(), "r");
+    REQUIRE(pipe != nullptr);
+    std::string out;
+    char buffer[4096];
+    size_t n;
+    while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) out.append(buffer, n);
+    const int status = pclose(pipe);
+    INFO(out);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 2);
+    CHECK(out.find(bad.says) != std::string::npos);
+    CHECK(lines(out) == 1);
   }
 }

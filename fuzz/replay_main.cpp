@@ -38,7 +38,6 @@ int main(int argc, char** argv) {
     }
   }
   std::sort(files.begin(), files.end());
-  std::printf("1..%zu\n", files.size());
   // Every file is read and checked before the first one runs, so a bad corpus is reported
   // in one line instead of halfway through a replay.
   std::vector<std::vector<uint8_t>> inputs;
@@ -60,6 +59,7 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  std::printf("1..%zu\n", files.size());
   for (size_t i = 0; i < files.size(); ++i) {
     const std::vector<uint8_t>& bytes = inputs[i];
     if (dlc_fuzz_set_input_file != nullptr) dlc_fuzz_set_input_file(files[i].c_str());

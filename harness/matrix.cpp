@@ -16,6 +16,7 @@
 #include "exchange.h"
 #include "report/report.h"
 #include "runner.h"
+#include "suppressions.h"
 
 namespace dlc {
 namespace {
@@ -23,7 +24,8 @@ namespace {
 constexpr const char* kUsage =
     "usage: dlconform matrix [--plugin SO]... [--no-builtin] [--filter PATTERN] [--jobs N]\n"
     "                        [--timeout SECONDS] [--json F] [--junit F] [--markdown F] [--html F]\n"
-    "                        [--no-isolation] [--list] [--quiet | --verbose]\n";
+    "                        [--suppressions F] [--warn-only] [--no-isolation] [--list]\n"
+    "                        [--quiet | --verbose]\n";
 
 struct Options {
   std::vector<std::string> plugins;
@@ -36,6 +38,8 @@ struct Options {
   bool list = false;
   bool quiet = false;
   bool verbose = false;
+  std::string suppressions;  // path, "" for none
+  bool warn_only = false;
 };
 
 int usage_error(const std::string& message) {
@@ -63,10 +67,13 @@ int parse(int argc, char** argv, Options* o) {
     };
     std::string v;
     if (arg == "--plugin" || arg == "--filter" || arg == "--jobs" || arg == "--timeout" ||
-        arg == "--json" || arg == "--junit" || arg == "--markdown" || arg == "--html") {
+        arg == "--json" || arg == "--junit" || arg == "--markdown" || arg == "--html" ||
+        arg == "--suppressions") {
       if (!value(&v)) return usage_error("option " + arg + " needs a value");
       if (arg == "--plugin") {
         o->plugins.push_back(v);
+      } else if (arg == "--suppressions") {
+        o->suppressions = v;
       } else if (arg == "--filter") {
         o->filter = v;
       } else if (arg == "--jobs") {
@@ -90,6 +97,8 @@ int parse(int argc, char** argv, Options* o) {
       o->isolate = false;
     } else if (arg == "--list") {
       o->list = true;
+    } else if (arg == "--warn-only") {
+      o->warn_only = true;
     } else if (arg == "--quiet") {
       o->quiet = true;
     } else if (arg == "--verbose") {
@@ -169,8 +178,14 @@ int matrix_main(int argc, char** argv) noexcept {
       std::remove((path + ".probe").c_str());
     }
 
-    std::vector<Participant> participants;
     std::string error;
+    Suppressions suppressions;
+    if (!o.suppressions.empty() && !load_suppressions(o.suppressions, &suppressions, &error)) {
+      std::fprintf(stderr, "dlconform matrix: --suppressions: %s\n", error.c_str());
+      return kExitUsage | kExitHarnessError;
+    }
+
+    std::vector<Participant> participants;
     if (o.builtin && !load_builtin_participants(&participants, &error)) {
       std::fprintf(stderr, "dlconform matrix: %s\n", error.c_str());
       return kExitHarnessError;
@@ -255,6 +270,7 @@ int matrix_main(int argc, char** argv) noexcept {
     std::vector<CaseResult> results;
     results.reserve(cases.size());
     for (CaseDef& c : cases) results.push_back(std::move(c.result));
+    const size_t known = apply_suppressions(suppressions, results);
 
     for (const auto& [format, path] : o.reports) {
       std::string content = format == "json"       ? render_json(info, results)
@@ -268,27 +284,44 @@ int matrix_main(int argc, char** argv) noexcept {
     }
 
     std::map<std::string, std::pair<size_t, size_t>> by_scenario;  // as expected, total
-    size_t unexpected = 0;
+    size_t unexpected = 0, must_level = 0;
     for (const CaseResult& r : results) {
       auto& s = by_scenario[r.scenario];
       ++s.second;
       if (r.as_expected() || r.known) {
         ++s.first;
-      } else {
-        ++unexpected;
-        if (o.verbose || unexpected <= 20) {
-          std::fprintf(stderr, "UNEXPECTED %s: %s (expected %s) %s%s%s%s\n", r.id.c_str(),
-                       to_string(r.verdict), to_string(r.expected), r.finding_class.c_str(),
-                       r.rule_id.empty() ? "" : " [", r.rule_id.c_str(),
-                       r.rule_id.empty() ? "" : "]");
-          if (!r.detail.empty()) std::fprintf(stderr, "    %s\n", r.detail.c_str());
+        if (r.known && o.verbose) {
+          std::fprintf(stderr, "KNOWN %s: %s [%s]\n", r.id.c_str(), r.finding_class.c_str(),
+                       r.rule_id.c_str());
         }
+        continue;
+      }
+      ++unexpected;
+      if (!is_non_strict_rule(r.rule_id)) ++must_level;
+      if (o.verbose || unexpected <= 20) {
+        std::fprintf(stderr, "UNEXPECTED %s: %s (expected %s) %s%s%s%s\n", r.id.c_str(),
+                     to_string(r.verdict), to_string(r.expected), r.finding_class.c_str(),
+                     r.rule_id.empty() ? "" : " [", r.rule_id.c_str(),
+                     r.rule_id.empty() ? "" : "]");
+        if (!r.detail.empty()) std::fprintf(stderr, "    %s\n", r.detail.c_str());
+      }
+    }
+    if (unexpected > 20 && !o.verbose) {
+      std::fprintf(stderr, "... and %zu more unexpected cases (--verbose lists them all)\n",
+                   unexpected - 20);
+    }
+    for (const Suppression& s : suppressions.entries) {
+      if (s.matched == 0) {  // even with --quiet: the file needs attention
+        std::fprintf(stderr, "dlconform matrix: %s:%d: stale suppression: %s %s matched no case\n",
+                     suppressions.origin.c_str(), s.line, s.rule.c_str(), s.party.c_str());
       }
     }
     if (!o.quiet) {
       std::printf(
-          "dlconform matrix: %zu cases in %.2f s (%d workers): %zu as expected, %zu unexpected\n",
-          results.size(), info.wall_seconds, o.jobs, results.size() - unexpected, unexpected);
+          "dlconform matrix: %zu cases in %.2f s (%d workers): %zu as expected, %zu known, "
+          "%zu unexpected (%zu MUST-level, %zu non-strict)%s\n",
+          results.size(), info.wall_seconds, o.jobs, results.size() - unexpected - known, known,
+          unexpected, must_level, unexpected - must_level, o.warn_only ? " [--warn-only]" : "");
       for (const auto& [scenario, counts] : by_scenario) {
         std::printf("  %-12s %5zu / %5zu as expected\n", scenario.c_str(), counts.first,
                     counts.second);
@@ -296,7 +329,7 @@ int matrix_main(int argc, char** argv) noexcept {
       for (const auto& [format, path] : o.reports)
         std::printf("  %-9s %s\n", format.c_str(), path.c_str());
     }
-    return unexpected == 0 ? kExitOk : kExitIncompatible;
+    return findings_exit_bits(results, o.warn_only);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "dlconform matrix: internal error: %s\n", e.what());
     return kExitHarnessError;

@@ -13,8 +13,10 @@ namespace dlc {
 constexpr int kExitOk = 0;            // every case as expected
 constexpr int kExitHarnessError = 1;  // bit 0: the harness could not do its job
 constexpr int kExitUsage = 2;         // bit 1: bad command line (always with bit 0)
-constexpr int kExitNonStrict = 4;     // bit 2: only SHOULD-level findings were unexpected
-constexpr int kExitIncompatible = 8;  // bit 3: a case was not as expected
+constexpr int kExitNonStrict = 4;     // bit 2: an unexpected finding of a SHOULD/INFO rule
+constexpr int kExitIncompatible = 8;  // bit 3: an unexpected finding of a MUST rule, or a crash
+// Suppressed (known) findings set no bit; --warn-only reports findings and exits 0 unless the
+// harness itself failed.
 
 int matrix_main(int argc, char** argv) noexcept;
 

@@ -577,6 +577,14 @@ int run_layout(int argc, char** argv) {
   }
   std::vector<HeaderFacts> headers;
   for (auto& j : jobs) headers.push_back(j.get());
+  // A header that cannot be probed stops the run before any report is written: a report that
+  // silently lacks the header a user asked about would read as a clean bill of health.
+  for (const HeaderFacts& h : headers) {
+    if (!h.error.empty()) {
+      std::fprintf(stderr, "dlconform layout: %s: %s\n", h.path.c_str(), h.error.c_str());
+      return 2;
+    }
+  }
   std::vector<PairReport> pairs;
   for (const HeaderFacts& a : headers) {
     for (const HeaderFacts& b : headers) {
@@ -628,15 +636,7 @@ int run_layout(int argc, char** argv) {
     }
   }
   std::fflush(stdout);
-  // One line per header that could not be probed; everything else is still reported.
-  int status = 0;
-  for (const HeaderFacts& h : headers) {
-    if (!h.error.empty()) {
-      std::fprintf(stderr, "dlconform layout: %s: %s\n", h.path.c_str(), h.error.c_str());
-      status = 2;
-    }
-  }
-  return status;
+  return 0;
 }
 
 }  // namespace

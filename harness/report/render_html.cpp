@@ -327,11 +327,14 @@ void explanations(const std::vector<std::pair<const Cell*, size_t>>& broken, std
     size_t count = 0, of = 0;
   };
   std::vector<Group> groups;
-  for (const auto& [cell, id] : broken) {
+  for (const auto& entry : broken) {
+    const Cell* cell = entry.first;
+    const size_t id = entry.second;
     const CellState state = cell->state();
     const std::string text = report::reason_text(*cell);
+    const std::string& finding_class = cell->reason.finding_class;
     auto it = std::find_if(groups.begin(), groups.end(), [&](const Group& g) {
-      return g.state == state && g.text == text && g.finding_class == cell->reason.finding_class;
+      return g.state == state && g.text == text && g.finding_class == finding_class;
     });
     if (it == groups.end()) {
       groups.push_back({state, text, cell->reason.finding_class, {}});

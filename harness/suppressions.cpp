@@ -1,0 +1,119 @@
+#include "suppressions.h"
+
+#include <fnmatch.h>
+
+#include <cctype>
+#include <fstream>
+#include <sstream>
+
+namespace dlc {
+namespace {
+
+// FAMILY-N, with FAMILY in capitals (LIFE-3, LAY-10, XAPI-1), or '*'.
+bool is_rule_id(std::string_view rule) {
+  if (rule == "*") return true;
+  const size_t dash = rule.find('-');
+  if (dash == std::string_view::npos || dash == 0 || dash + 1 == rule.size()) return false;
+  for (size_t i = 0; i < dash; ++i) {
+    if (!std::isupper(static_cast<unsigned char>(rule[i]))) return false;
+  }
+  for (size_t i = dash + 1; i < rule.size(); ++i) {
+    if (!std::isdigit(static_cast<unsigned char>(rule[i]))) return false;
+  }
+  return true;
+}
+
+bool party_matches(const std::string& pattern, const PartyRef& party) {
+  const std::string full = party.name + "@" + party.header;
+  return fnmatch(pattern.c_str(), party.name.c_str(), 0) == 0 ||
+         fnmatch(pattern.c_str(), full.c_str(), 0) == 0;
+}
+
+}  // namespace
+
+bool parse_suppressions(std::string_view text, const std::string& origin, Suppressions* out,
+                        std::string* error) {
+  out->origin = origin;
+  out->entries.clear();
+  std::istringstream lines{std::string(text)};
+  std::string line;
+  int number = 0;
+  while (std::getline(lines, line)) {
+    ++number;
+    if (const size_t hash = line.find('#'); hash != std::string::npos) line.erase(hash);
+    std::istringstream fields(line);
+    Suppression s;
+    s.line = number;
+    if (!(fields >> s.rule)) continue;  // blank or comment
+    const std::string where = origin + ":" + std::to_string(number) + ": ";
+    if (!is_rule_id(s.rule)) {
+      *error = where + "expected a rule id such as LIFE-3 (or *) but found '" + s.rule + "'";
+      return false;
+    }
+    if (!(fields >> s.party)) {
+      *error = where + "expected RULE PARTY REASON but found only the rule " + s.rule;
+      return false;
+    }
+    std::getline(fields >> std::ws, s.reason);
+    while (!s.reason.empty() && std::isspace(static_cast<unsigned char>(s.reason.back()))) {
+      s.reason.pop_back();
+    }
+    if (s.reason.empty()) {
+      *error = where + "expected a reason or an upstream link after " + s.rule + " " + s.party +
+               " but found none";
+      return false;
+    }
+    out->entries.push_back(std::move(s));
+  }
+  return true;
+}
+
+bool load_suppressions(const std::string& path, Suppressions* out, std::string* error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    *error = "cannot read suppression file " + path;
+    return false;
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) {
+    *error = "cannot read suppression file " + path;
+    return false;
+  }
+  return parse_suppressions(text.str(), path, out, error);
+}
+
+size_t apply_suppressions(Suppressions& suppressions, std::vector<CaseResult>& cases) {
+  size_t marked = 0;
+  for (CaseResult& c : cases) {
+    if (c.as_expected() || c.known) continue;
+    for (Suppression& s : suppressions.entries) {
+      const bool rule = s.rule == "*" || s.rule == c.rule_id;
+      if (rule && (party_matches(s.party, c.producer) || party_matches(s.party, c.consumer))) {
+        c.known = true;
+        ++s.matched;
+        ++marked;
+        break;
+      }
+    }
+  }
+  return marked;
+}
+
+bool is_non_strict_rule(std::string_view rule) {
+  for (std::string_view r : {"DT-3", "LAY-7", "LAY-9", "FLAG-3", "FLAG-4"}) {
+    if (rule == r) return true;
+  }
+  return false;
+}
+
+int findings_exit_bits(const std::vector<CaseResult>& cases, bool warn_only) {
+  int bits = 0;
+  for (const CaseResult& c : cases) {
+    if (c.as_expected() || c.known) continue;
+    bits |= is_non_strict_rule(c.rule_id) ? 4 : 8;
+  }
+  return warn_only ? 0 : bits;
+}
+
+}  // namespace dlc

@@ -1,0 +1,81 @@
+#include "suppressions.h"
+
+#include "catch.hpp"
+
+namespace {
+
+dlc::CaseResult finding(const std::string& consumer, const std::string& rule) {
+  dlc::CaseResult r;
+  r.id = "edge/p@v1.3/" + consumer + "@v1.3/f32";
+  r.producer = {"versioned-producer", "v1.3"};
+  r.consumer = {consumer, "v1.3"};
+  r.verdict = dlc::Verdict::fail;
+  r.expected = dlc::Expectation::pass;
+  r.rule_id = rule;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("suppressions: an entry marks a matching finding known, and only it", "[unit]") {
+  dlc::Suppressions s;
+  std::string error;
+  REQUIRE(dlc::parse_suppressions("# team decisions\n"
+                                  "LIFE-3  my-consumer   https://example.org/issues/1\n"
+                                  "\n"
+                                  "LAY-9   torch@*       aligned copies only  # trailing note\n",
+                                  "known.txt", &s, &error));
+  REQUIRE(s.entries.size() == 2);
+  CHECK(s.entries[1].reason == "aligned copies only");
+  CHECK(s.entries[1].line == 4);
+
+  std::vector<dlc::CaseResult> cases = {finding("my-consumer", "LIFE-3"),
+                                        finding("my-consumer", "LIFE-1"),
+                                        finding("other-consumer", "LIFE-3"),
+                                        finding("torch", "LAY-9")};
+  cases.push_back(finding("my-consumer", "LIFE-3"));
+  cases.back().verdict = dlc::Verdict::pass;  // as expected: nothing to suppress
+  CHECK(dlc::apply_suppressions(s, cases) == 2);
+  CHECK(cases[0].known);
+  CHECK_FALSE(cases[1].known);  // another rule
+  CHECK_FALSE(cases[2].known);  // another plugin
+  CHECK(cases[3].known);        // torch@v1.3 matches torch@*
+  CHECK_FALSE(cases[4].known);
+  CHECK(s.entries[0].matched == 1);
+}
+
+TEST_CASE("suppressions: a malformed line is refused with its line number", "[unit]") {
+  dlc::Suppressions s;
+  std::string error;
+  CHECK_FALSE(dlc::parse_suppressions("LIFE-3 my-consumer why\nlife3 x y\n", "s.txt", &s, &error));
+  CHECK(error == "s.txt:2: expected a rule id such as LIFE-3 (or *) but found 'life3'");
+  CHECK_FALSE(dlc::parse_suppressions("LIFE-3\n", "s.txt", &s, &error));
+  CHECK(error == "s.txt:1: expected RULE PARTY REASON but found only the rule LIFE-3");
+  CHECK_FALSE(dlc::parse_suppressions("LIFE-3 my-consumer   \n", "s.txt", &s, &error));
+  CHECK(error.find("expected a reason or an upstream link") != std::string::npos);
+  CHECK_FALSE(dlc::load_suppressions("/nonexistent/known.txt", &s, &error));
+  CHECK(error == "cannot read suppression file /nonexistent/known.txt");
+}
+
+TEST_CASE("suppressions: SHOULD and INFO rules are non-strict, the rest MUST", "[unit]") {
+  CHECK(dlc::is_non_strict_rule("LAY-9"));
+  CHECK(dlc::is_non_strict_rule("FLAG-4"));
+  CHECK_FALSE(dlc::is_non_strict_rule("LIFE-3"));
+  CHECK_FALSE(dlc::is_non_strict_rule(""));
+}
+
+TEST_CASE("suppressions: exit bits separate MUST findings, non-strict ones and known ones",
+          "[unit]") {
+  std::vector<dlc::CaseResult> cases = {finding("c", "LAY-9")};
+  CHECK(dlc::findings_exit_bits(cases, false) == 4);
+  cases.push_back(finding("c", "LIFE-3"));
+  CHECK(dlc::findings_exit_bits(cases, false) == 12);
+  CHECK(dlc::findings_exit_bits(cases, true) == 0);
+  cases[1].known = true;
+  CHECK(dlc::findings_exit_bits(cases, false) == 4);
+  cases[0].verdict = dlc::Verdict::pass;
+  CHECK(dlc::findings_exit_bits(cases, false) == 0);
+  cases.push_back(finding("c", ""));  // a crash cites no rule: MUST
+  cases.back().verdict = dlc::Verdict::crash;
+  CHECK(dlc::findings_exit_bits(cases, false) == 8);
+}
