@@ -13,6 +13,8 @@
 #include <filesystem>
 #include <vector>
 
+#include <dlpack/dlpack.h>
+
 #include "dlc_fuzz_config.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -25,6 +27,20 @@
 #if DLC_FUZZ_HAS_SANITIZER
 #include <sanitizer/common_interface_defs.h>
 #endif
+#if defined(__SANITIZE_ADDRESS__)
+#define DLC_FUZZ_HAS_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define DLC_FUZZ_HAS_ASAN 1
+#endif
+#endif
+#if DLC_FUZZ_HAS_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
+
+// Present only when libFuzzer is linked in, which owns the sanitizers' death callback.
+extern "C" size_t LLVMFuzzerMutate(uint8_t* data, size_t size, size_t max_size)
+    __attribute__((weak));
 #include "validate.h"
 
 namespace dlc_fuzz {
@@ -72,6 +88,8 @@ void on_sanitizer_death() {
   print_reproducer();
 }
 
+[[maybe_unused]] void on_asan_report(const char*) { on_sanitizer_death(); }
+
 // The blocks of the tensor in flight; the fuzzer's deleter frees them (LIFE-5), so a touch after
 // it faults (LIFE-6).
 void* g_blocks[6];
@@ -95,6 +113,18 @@ void fuzz_deleter(Managed* self) {
   // A second call (or a call on a pointer never handed out) is recorded and touches nothing.
   if (!host().ledger.deleter_called(self)) return;
   for (int i = 0; i < g_block_count; ++i) host().arena.free(g_blocks[i]);
+}
+
+// The deleters have the real DLPack types, the ones consumers call them through: clang's
+// -fsanitize=function checks the function type at every indirect call. They are stored in the
+// harness's mirror structs, which have the same layout (asserted in validate.cpp).
+void versioned_deleter_impl(DLManagedTensorVersioned* self) { fuzz_deleter(self); }
+void legacy_deleter_impl(DLManagedTensor* self) { fuzz_deleter(self); }
+auto versioned_deleter() {
+  return reinterpret_cast<void (*)(dlc::abi::ManagedTensorVersioned*)>(versioned_deleter_impl);
+}
+auto legacy_deleter() {
+  return reinterpret_cast<void (*)(dlc::abi::ManagedTensor*)>(legacy_deleter_impl);
 }
 
 void on_fault(int sig, siginfo_t* info, void* context) {
@@ -321,8 +351,13 @@ void install_fault_handler() {
   const std::string exe = std::filesystem::read_symlink("/proc/self/exe", ec).string();
   command += " " + (ec ? std::string("<fuzz target>") : exe);
   std::snprintf(g_reproduce, sizeof g_reproduce, "%s", command.c_str());
+  // The words go after the sanitizer's report. libFuzzer's own death callback writes the crash
+  // file and must not be replaced: under libFuzzer, hook ASan's report instead.
 #if DLC_FUZZ_HAS_SANITIZER
-  __sanitizer_set_death_callback(on_sanitizer_death);
+  if (LLVMFuzzerMutate == nullptr) __sanitizer_set_death_callback(on_sanitizer_death);
+#endif
+#if DLC_FUZZ_HAS_ASAN
+  if (LLVMFuzzerMutate != nullptr) __asan_set_error_report_callback(on_asan_report);
 #endif
   struct sigaction action {};
   action.sa_sigaction = on_fault;
@@ -423,7 +458,7 @@ Built build_tensor(const TensorInput& in, bool versioned, uint32_t consumer_majo
   b.deleter_null = (in.layout & kDeleterNull) != 0;
   if (versioned && in.version.major != consumer_major) {
     FrozenHead head{in.version, nullptr,
-                    b.deleter_null ? nullptr : fuzz_deleter<dlc::abi::ManagedTensorVersioned>};
+                    b.deleter_null ? nullptr : versioned_deleter()};
     void* m = keep(arena.alloc(sizeof head, 8, DLC_ALLOC_STRUCT));
     std::memcpy(m, &head, sizeof head);
     b.managed = m;
@@ -432,7 +467,7 @@ Built build_tensor(const TensorInput& in, bool versioned, uint32_t consumer_majo
         keep(arena.alloc(sizeof(dlc::abi::ManagedTensorVersioned), 8, DLC_ALLOC_STRUCT)));
     m->version = in.version;
     m->manager_ctx = nullptr;
-    m->deleter = b.deleter_null ? nullptr : fuzz_deleter<dlc::abi::ManagedTensorVersioned>;
+    m->deleter = b.deleter_null ? nullptr : versioned_deleter();
     m->flags = in.flags;
     m->dl_tensor = t;
     b.managed = m;
@@ -441,7 +476,7 @@ Built build_tensor(const TensorInput& in, bool versioned, uint32_t consumer_majo
         keep(arena.alloc(sizeof(dlc::abi::ManagedTensor), 8, DLC_ALLOC_STRUCT)));
     m->dl_tensor = t;
     m->manager_ctx = nullptr;
-    m->deleter = b.deleter_null ? nullptr : fuzz_deleter<dlc::abi::ManagedTensor>;
+    m->deleter = b.deleter_null ? nullptr : legacy_deleter();
     b.managed = m;
   }
   if (versioned && (in.flags & dlc::abi::kFlagReadOnly) && data_block != nullptr) {
