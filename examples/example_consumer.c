@@ -37,6 +37,10 @@ static int consume(void* state, DLCHandoff* h, const DLCRequest* request, DLCObs
     }
     obs->shape[i] = t->shape[i], numel *= t->shape[i];
   }
+  if (numel > 0 && t->data == NULL) { /* only a zero-size tensor may have NULL data (LAY-7) */
+    strncpy(err, "expected data != NULL for a non-empty tensor but found NULL", err_len - 1);
+    return DLC_ERR_BUFFER;
+  }
   const size_t size = t->dtype.bits / 8;
   uint64_t digest = dlc_digest_init();
   for (int64_t k = 0; k < numel; ++k) { /* every element in logical row-major order */

@@ -145,6 +145,10 @@ std::vector<std::string> builtin_plugin_dirs() {
   const auto self = std::filesystem::canonical("/proc/self/exe", ec);
   const auto built = std::filesystem::weakly_canonical(DLC_BUILD_CLI_PATH, ec);
   if (!ec && self == built) return {DLC_BUILD_PRODUCERS_DIR, DLC_BUILD_CONSUMERS_DIR};
+  // Installed: PREFIX/bin/dlconform finds PREFIX/<libdir>/dlconform/plugins, wherever PREFIX is
+  // now; the configured prefix is the fallback.
+  const auto beside = self.parent_path().parent_path() / DLC_PLUGIN_DIR_IN_PREFIX;
+  if (!ec && std::filesystem::is_directory(beside, ec)) return {beside.string()};
   return {DLC_INSTALLED_PLUGIN_DIR};
 }
 
