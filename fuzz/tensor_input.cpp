@@ -205,7 +205,7 @@ void mutate_to_edge(TensorInput& in, std::minstd_rand& rng, const EdgeHints& hin
     }
     case 9:  // a strided view that is valid: compact, then one dimension reversed or broadcast
       in.make_compact();
-      if (dims > 0 && rng() % 2) in.strides[dim] = rng() % 2 ? -in.strides[dim] : 0;
+      if (dims > 0 && rng() % 2) in.strides[dim] = rng() % 2 ? minus<int64_t>(0, in.strides[dim]) : 0;
       break;
     case 10:
       in.byte_offset = pick(rng, kOffsetEdges);
