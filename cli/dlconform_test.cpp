@@ -142,6 +142,7 @@ TEST_CASE("matrix: bad input gets one line and its own exit code", "[matrix]") {
       {"matrix --filter no-such-case-anywhere", 3, "matches none of the"},
       {"matrix --json /proc/no/such/dir/report.json", 1, "cannot write report"},
       {"frobnicate", 3, "unknown command 'frobnicate'"},
+      {"matrix --framework jax", 3, "expected --framework numpy or torch but found 'jax'"},
       {"matrix --suppressions " + write_temp("bad-rule.txt", "life3 my-consumer why\n"), 3,
        "bad-rule.txt:1: expected a rule id such as LIFE-3 (or *) but found 'life3'"},
       {"matrix --suppressions " + write_temp("no-reason.txt", "# ok\nLIFE-3 my-consumer\n"), 3,
@@ -212,4 +213,34 @@ TEST_CASE("fuzz replay: a malformed or unreadable corpus file gets one line", "[
     CHECK(out.find(bad.says) != std::string::npos);
     CHECK(lines(out) == 1);
   }
+}
+
+TEST_CASE("matrix: real NumPy and PyTorch in both directions, known bugs suppressed", "[matrix]") {
+  if (env("PYTHON_BRIDGE").empty()) {
+    WARN("the Python bridge is not built (meson option python): framework rows not tested");
+    return;
+  }
+  const std::string json = temp_path("frameworks.json");
+  const std::string args = "matrix --no-builtin --framework numpy --framework torch --quiet";
+  const Run r = run(args + " --suppressions " + env("FRAMEWORK_SUPPRESSIONS") + " --json " + json);
+  INFO(r.out);
+  CHECK(r.exit_code == 0);
+  const std::string report = slurp(json);
+  // Both frameworks are really there (a missing one would be a single skip record).
+  CHECK(count(report, "\"verdict\": \"skip\"") == 0);
+  // numpy -> dlconform's consumer, dlconform's producers -> numpy, and the same for torch, and
+  // framework to framework.
+  CHECK(count(report, "\"id\": \"framework/numpy@") > 10);
+  CHECK(count(report, "\"id\": \"framework/torch@") > 10);
+  CHECK(count(report, "/numpy@1.") > 100);
+  CHECK(count(report, "/torch@1.") > 100);
+  CHECK(count(report, "\"id\": \"framework/numpy@1.24.2/torch@") > 5);
+  CHECK(count(report, "\"id\": \"negotiation/torch@") == 5);
+  // The known torch 1.13 bugs are found, and only they are suppressed.
+  CHECK(count(report, "\"known\": true") >= 10);
+  CHECK(count(report, "\"as_expected\": false") == count(report, "\"known\": true"));
+  CHECK(count(report, "Storage size calculation overflowed") >= 4);
+  // Without the suppression file the same findings fail the run.
+  const Run strict = run(args + " --filter '*torch*i16_128_byte_offset*'");
+  CHECK(strict.exit_code == 8);
 }

@@ -14,6 +14,7 @@
 
 #include "dlc_config.h"
 #include "exchange.h"
+#include "frameworks.h"
 #include "report/report.h"
 #include "runner.h"
 #include "suppressions.h"
@@ -24,7 +25,8 @@ namespace {
 constexpr const char* kUsage =
     "usage: dlconform matrix [--plugin SO]... [--no-builtin] [--filter PATTERN] [--jobs N]\n"
     "                        [--timeout SECONDS] [--json F] [--junit F] [--markdown F] [--html F]\n"
-    "                        [--suppressions F] [--warn-only] [--no-isolation] [--list]\n"
+    "                        [--framework NAME]... [--suppressions F] [--warn-only]\n"
+    "                        [--no-isolation] [--list]\n"
     "                        [--quiet | --verbose]\n";
 
 struct Options {
@@ -39,6 +41,7 @@ struct Options {
   bool quiet = false;
   bool verbose = false;
   std::string suppressions;  // path, "" for none
+  std::vector<std::string> frameworks;  // numpy, torch
   bool warn_only = false;
 };
 
@@ -68,12 +71,17 @@ int parse(int argc, char** argv, Options* o) {
     std::string v;
     if (arg == "--plugin" || arg == "--filter" || arg == "--jobs" || arg == "--timeout" ||
         arg == "--json" || arg == "--junit" || arg == "--markdown" || arg == "--html" ||
-        arg == "--suppressions") {
+        arg == "--suppressions" || arg == "--framework") {
       if (!value(&v)) return usage_error("option " + arg + " needs a value");
       if (arg == "--plugin") {
         o->plugins.push_back(v);
       } else if (arg == "--suppressions") {
         o->suppressions = v;
+      } else if (arg == "--framework") {
+        if (v != "numpy" && v != "torch") {
+          return usage_error("expected --framework numpy or torch but found '" + v + "'");
+        }
+        o->frameworks.push_back(v);
       } else if (arg == "--filter") {
         o->filter = v;
       } else if (arg == "--jobs") {
@@ -208,13 +216,13 @@ int matrix_main(int argc, char** argv) noexcept {
     for (CaseDef& c : all) {
       if (matches(o.filter, c.result.id)) cases.push_back(std::move(c));
     }
-    if (all.empty()) {
+    if (all.empty() && o.frameworks.empty()) {
       std::fprintf(stderr,
                    "dlconform matrix: no cases: the loaded plugins include no producer "
                    "and consumer to pair\n");
       return kExitUsage | kExitHarnessError;
     }
-    if (cases.empty()) {
+    if (cases.empty() && o.frameworks.empty()) {
       std::fprintf(stderr, "dlconform matrix: --filter '%s' matches none of the %zu cases\n",
                    o.filter.c_str(), all.size());
       return kExitUsage | kExitHarnessError;
@@ -274,6 +282,19 @@ int matrix_main(int argc, char** argv) noexcept {
     std::vector<CaseResult> results;
     results.reserve(cases.size());
     for (CaseDef& c : cases) results.push_back(std::move(c.result));
+    if (!o.frameworks.empty()) {
+      if (!o.quiet) std::fprintf(stderr, "[matrix] framework cases (forked workers)...\n");
+      std::vector<CaseResult> framework_cases;
+      if (!run_framework_cases(o.frameworks, builtin_plugin_dirs().front(), o.timeout,
+                               &framework_cases, &error)) {
+        std::fprintf(stderr, "dlconform matrix: %s\n", error.c_str());
+        return kExitHarnessError;
+      }
+      for (CaseResult& r : framework_cases) {
+        if (matches(o.filter, r.id)) results.push_back(std::move(r));
+      }
+      info.wall_seconds = elapsed();
+    }
     const size_t known = apply_suppressions(suppressions, results);
 
     for (const auto& [format, path] : o.reports) {

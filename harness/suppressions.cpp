@@ -26,6 +26,7 @@ bool is_rule_id(std::string_view rule) {
 bool party_matches(const std::string& pattern, const PartyRef& party) {
   const std::string full = party.name + "@" + party.header;
   return fnmatch(pattern.c_str(), party.name.c_str(), 0) == 0 ||
+         fnmatch(pattern.c_str(), party.header.c_str(), 0) == 0 ||
          fnmatch(pattern.c_str(), full.c_str(), 0) == 0;
 }
 

@@ -5,7 +5,8 @@
 //   LIFE-3 my-consumer            https://github.com/org/repo/issues/123
 //   LAY-9  torch@1.13             aligned loads only on the copy path; refuses otherwise
 // RULE is a rule id of DLPACK_RULES.md (FAMILY-N) or '*'. PARTY is a plugin or framework name,
-// optionally "@header", and may be a glob ("planted-*"). REASON (free text, required) says why,
+// a header ("torch-1.13*": a framework's header is its name and version), or "name@header", and
+// may be a glob ("planted-*"). REASON (free text, required) says why,
 // preferably with an upstream link. A suppressed case shows as "known" in every report and never
 // fails the run; an entry that matched nothing is reported as stale.
 #pragma once
@@ -41,7 +42,7 @@ struct Suppressions {
                                      std::string* error);
 
 // Marks every case that is not as expected and matches an entry (same rule, or '*'; the
-// producer's or consumer's "name" or "name@header" matches PARTY) as known. Returns how many.
+// producer's or consumer's name, header or "name@header" matches PARTY) as known. Returns how many.
 size_t apply_suppressions(Suppressions& suppressions, std::vector<CaseResult>& cases);
 
 // True for the rules DLPACK_RULES.md states as SHOULD or INFO (a non-strict finding): DT-3,
