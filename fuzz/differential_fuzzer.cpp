@@ -8,8 +8,8 @@
 // The input is a TensorInput (tensor_input.hpp); its kLegacyStruct bit picks a DLManagedTensor
 // instead of a DLManagedTensorVersioned. The consumers are the built-in conformant ones
 // (strict-consumer-v1_3 at the strict level, versioned-consumer-v1_3 and legacy-consumer-v0_6 at
-// the standard level), plus DLCONFORM_PLUGIN=/path/lib.so at DLCONFORM_LEVEL (standard or
-// strict, default standard).
+// the standard level), plus DLCONFORM_PLUGIN=/path/lib.so (or the adapter an OSS-Fuzz build ships
+// beside the executable) at DLCONFORM_LEVEL (standard or strict, default standard).
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -43,7 +43,10 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
     g_consumers.push_back(
         {dlc_fuzz::load_or_exit(dlc_fuzz::builtin_plugin_path(name), DLC_ROLE_CONSUMER), false});
   }
-  if (const char* path = std::getenv("DLCONFORM_PLUGIN")) {
+  const char* plugin = std::getenv("DLCONFORM_PLUGIN");
+  const std::string adapter = dlc_fuzz::adapter_beside_executable();
+  if (plugin == nullptr && !adapter.empty()) plugin = adapter.c_str();
+  if (const char* path = plugin) {
     const char* level = std::getenv("DLCONFORM_LEVEL");
     const std::string wanted = level != nullptr ? level : "standard";
     if (wanted != "standard" && wanted != "strict") {

@@ -332,11 +332,23 @@ dlc::LoadedPlugin load_or_exit(const std::string& path, uint32_t role) {
   return r.plugin;
 }
 
+std::string adapter_beside_executable() {
+  std::error_code ec;
+  const std::string adapter = exe_dir() + "/dlconform-plugins/dlc-adapter.so";
+  return std::filesystem::exists(adapter, ec) ? adapter : std::string();
+}
+
 dlc::LoadedPlugin load_consumer_under_test(const char* default_name) {
   if (const char* path = std::getenv("DLCONFORM_PLUGIN")) {
     return load_or_exit(path, DLC_ROLE_CONSUMER);
   }
   const char* name = std::getenv("DLCONFORM_CONSUMER");
+  if (name == nullptr) {
+    // OSS-Fuzz and ClusterFuzzLite pass no environment: a framework's adapter shipped as
+    // $OUT/dlconform-plugins/dlc-adapter.so (tools/oss-fuzz-build.sh) is the default there.
+    const std::string adapter = adapter_beside_executable();
+    if (!adapter.empty()) return load_or_exit(adapter, DLC_ROLE_CONSUMER);
+  }
   return load_or_exit(builtin_plugin_path(name != nullptr ? name : default_name),
                       DLC_ROLE_CONSUMER);
 }

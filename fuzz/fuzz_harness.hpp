@@ -27,8 +27,12 @@ std::string builtin_plugin_path(const std::string& name);
 // error, not a finding).
 dlc::LoadedPlugin load_or_exit(const std::string& path, uint32_t role);
 
+// $OUT/dlconform-plugins/dlc-adapter.so next to the executable (a framework's adapter built in by
+// tools/oss-fuzz-build.sh), or "" when there is none.
+std::string adapter_beside_executable();
+
 // The consumer under test: $DLCONFORM_PLUGIN (a path), else the built-in $DLCONFORM_CONSUMER,
-// else `default_name`.
+// else the adapter beside the executable, else `default_name`.
 dlc::LoadedPlugin load_consumer_under_test(const char* default_name);
 
 // "planted-oob-shape@v1.3".

@@ -91,6 +91,19 @@ done < <(find "$build/consumers" "$build/producers" -name '*.p' -prune -o \
               -type f -name 'dlc-*.so' -print0 2>/dev/null)
 [[ $count -gt 0 ]] || die "no plugin dlc-*.so found under $build/consumers or $build/producers"
 echo "oss-fuzz-build: $count plugins -> $plugins"
+# A framework's adapter (DLCONFORM_ADAPTER: a built .so, or one C or C++ source file) becomes
+# dlc-adapter.so, which the import targets fuzz by default when it is there.
+if [[ -n ${DLCONFORM_ADAPTER:-} ]]; then
+  [[ -f $DLCONFORM_ADAPTER ]] || die "DLCONFORM_ADAPTER=$DLCONFORM_ADAPTER: no such file"
+  case $DLCONFORM_ADAPTER in
+    *.so) cp "$DLCONFORM_ADAPTER" "$plugins/dlc-adapter.so" || die "cannot copy $DLCONFORM_ADAPTER" ;;
+    *.c) $CC $CFLAGS -shared -fPIC -I"$src/include" -o "$plugins/dlc-adapter.so" \
+           "$DLCONFORM_ADAPTER" || die "cannot compile $DLCONFORM_ADAPTER" ;;
+    *) $CXX $CXXFLAGS -shared -fPIC -I"$src/include" -o "$plugins/dlc-adapter.so" \
+         "$DLCONFORM_ADAPTER" || die "cannot compile $DLCONFORM_ADAPTER" ;;
+  esac
+  echo "oss-fuzz-build: adapter $DLCONFORM_ADAPTER -> $plugins/dlc-adapter.so (the default consumer)"
+fi
 
 for exe in "${targets[@]}"; do
   target=$(basename "$exe")
