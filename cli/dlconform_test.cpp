@@ -244,3 +244,25 @@ TEST_CASE("matrix: real NumPy and PyTorch in both directions, known bugs suppres
   const Run strict = run(args + " --filter '*torch*i16_128_byte_offset*'");
   CHECK(strict.exit_code == 8);
 }
+
+TEST_CASE("matrix: PyTorch's C++ at::fromDLPack as a plugin, its known bugs suppressed",
+          "[matrix]") {
+  if (env("LIBTORCH_ADAPTER").empty()) {
+    WARN("libtorch-dev not found (meson option libtorch): the libtorch adapter is not tested");
+    return;
+  }
+  const std::string json = temp_path("libtorch.json");
+  const std::string args = "matrix --plugin " + env("LIBTORCH_ADAPTER") + " --filter '*libtorch*'";
+  const Run r = run(args + " --quiet --suppressions " + env("FRAMEWORK_SUPPRESSIONS") +
+                    " --json " + json);
+  INFO(r.out);
+  CHECK(r.exit_code == 0);
+  const std::string report = slurp(json);
+  CHECK(count(report, "\"id\": ") > 500);
+  CHECK(count(report, "\"known\": true") > 10);
+  CHECK(count(report, "\"as_expected\": false") == count(report, "\"known\": true"));
+  // Without suppressions: torch 1.13 aborts on negative strides, and that fails the run.
+  const Run strict = run(args + " --quiet --filter 'edge/legacy-producer@v0.6/*negative_stride'");
+  CHECK(strict.exit_code == 8);
+  CHECK(strict.out.find("crash") != std::string::npos);
+}

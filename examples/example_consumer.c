@@ -21,7 +21,8 @@ static int consume(void* state, DLCHandoff* h, const DLCRequest* request, DLCObs
   held = (DLManagedTensor*)h->pointer;
   const DLTensor* t = &held->dl_tensor;
   if (t->device.device_type != kDLCPU || t->device.device_id != 0 || t->ndim < 0 || t->ndim > 32 ||
-      t->dtype.lanes != 1 || t->dtype.bits % 8 != 0 || t->dtype.code > kDLComplex ||
+      t->dtype.lanes != 1 || t->dtype.bits == 0 || t->dtype.bits % 8 != 0 ||
+      t->dtype.code > kDLComplex ||
       (t->ndim > 0 && !t->shape)) {
     strncpy(err, "unsupported tensor", err_len - 1);
     return DLC_ERR_BUFFER; /* release() still calls the deleter (LIFE-3) */

@@ -322,7 +322,10 @@ int matrix_main(int argc, char** argv) noexcept {
         continue;
       }
       ++unexpected;
-      if (!is_non_strict_rule(r.rule_id)) ++must_level;
+      if (r.verdict == Verdict::crash || r.verdict == Verdict::timeout ||
+          !is_non_strict_rule(r.rule_id)) {
+        ++must_level;
+      }
       if (o.verbose || unexpected <= 20) {
         std::fprintf(stderr, "UNEXPECTED %s: %s (expected %s) %s%s%s%s\n", r.id.c_str(),
                      to_string(r.verdict), to_string(r.expected), r.finding_class.c_str(),

@@ -301,6 +301,9 @@ bool run_cases(const std::vector<Participant>& participants, std::vector<CaseDef
         r.rule_id = "LAY-3";
         r.detail = "the reader misread a foreign struct layout: " + r.detail;
       }
+      // A crash the fault handler could not attribute breaks the rule the tensor exercises
+      // (LAY-8: never crash on negative strides, LAY-10: refuse overflowing shapes...).
+      if (r.rule_id.empty()) r.rule_id = tensor_catalogue()[cases[i].tensor].rule;
     }
     finish(i);
   };
@@ -360,6 +363,7 @@ bool run_cases(const std::vector<Participant>& participants, std::vector<CaseDef
             r.finding_class = "sanitizer-report";
           }
           r.detail = "worker " + how + (said.empty() ? "" : ": " + said);
+          r.rule_id = tensor_catalogue()[cases[current].tensor].rule;
         }
         finish(static_cast<size_t>(current));
       }

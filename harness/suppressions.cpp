@@ -112,7 +112,9 @@ int findings_exit_bits(const std::vector<CaseResult>& cases, bool warn_only) {
   int bits = 0;
   for (const CaseResult& c : cases) {
     if (c.as_expected() || c.known) continue;
-    bits |= is_non_strict_rule(c.rule_id) ? 4 : 8;
+    // A crash or a hang is never acceptable, whatever rule its tensor exercises.
+    const bool fatal = c.verdict == Verdict::crash || c.verdict == Verdict::timeout;
+    bits |= !fatal && is_non_strict_rule(c.rule_id) ? 4 : 8;
   }
   return warn_only ? 0 : bits;
 }

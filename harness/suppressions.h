@@ -50,8 +50,8 @@ size_t apply_suppressions(Suppressions& suppressions, std::vector<CaseResult>& c
 bool is_non_strict_rule(std::string_view rule);
 
 // The findings' bits of the exit code (see matrix.h): 8 if a case that is neither as expected nor
-// known broke a MUST rule (or crashed, or hung), 4 if one broke a SHOULD/INFO rule; 0 with
-// `warn_only`.
+// known broke a MUST rule, crashed or hung (whatever rule its tensor exercises), 4 if one broke a
+// SHOULD/INFO rule; 0 with `warn_only`.
 int findings_exit_bits(const std::vector<CaseResult>& cases, bool warn_only);
 
 }  // namespace dlc

@@ -71,6 +71,8 @@ SEEDS = {
     "ndim_12_null_data": record(shape=(1, 2) * 6, options=DATA_NULL),
     "shape_product_over_int32": record(shape=(65536, 65536), device=(2, 0)),
     "byte_offset_odd": record(dtype=(0, 8, 1), shape=(33,), byte_offset=5),
+    # found by the soak in the README's example adapter, which took a 0-bit dtype (DT-1)
+    "zero_bits_dtype": record(dtype=(2, 0, 1), shape=(16,)),
 }
 
 

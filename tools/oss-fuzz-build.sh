@@ -46,6 +46,7 @@ setup_args=(
   -Dtests=disabled
   -Dcuda=disabled
   -Dpython=disabled
+  -Dlibtorch=disabled
   -Db_lundef=false
   -Dbuildtype=debugoptimized
 )

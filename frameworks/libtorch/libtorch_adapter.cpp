@@ -1,0 +1,99 @@
+// A dlconform consumer and producer plugin around PyTorch's own C++ DLPack code: at::fromDLPack
+// imports, at::toDLPack exports. Built against the libtorch it finds (Debian's libtorch-dev 1.13
+// here, torch's wheel on the GPU machine), it puts the C++ importer that every torch.from_dlpack
+// goes through into the matrix and under the fuzzers, uninstrumented, caught by guard pages.
+//
+// ATen carries its own copy of the DLPack header (v0.6 in 1.13, legacy structs only), so this
+// plugin speaks "dltensor" capsules and never asks for max_version.
+#include <ATen/ATen.h>
+#include <ATen/DLConvertor.h>
+
+#include <cstring>
+#include <string>
+
+#include "dlconform/plugin.h"
+
+namespace {
+
+void set_error(char* err, size_t len, const std::string& what) {
+  if (len == 0) return;
+  std::snprintf(err, len, "%s", what.c_str());
+}
+
+// The imported tensor, kept until release(): its storage's deleter is the producer's (LIFE-3).
+at::Tensor* g_imported = nullptr;
+
+int consume(void*, DLCHandoff* handoff, const DLCRequest*, DLCObservation* obs, char* err,
+            size_t err_len) noexcept {
+  if (handoff == nullptr || handoff->pointer == nullptr || handoff->name == nullptr ||
+      std::strcmp(handoff->name, "dltensor") != 0) {
+    set_error(err, err_len, "expected a dltensor capsule (at::fromDLPack takes DLManagedTensor)");
+    return DLC_ERR_BUFFER;
+  }
+  handoff->name = "used_dltensor";  // LIFE-1, as torch.from_dlpack does before converting
+  auto* managed = static_cast<DLManagedTensor*>(handoff->pointer);
+  try {
+    at::Tensor t = at::fromDLPack(managed);
+    obs->struct_kind = DLC_STRUCT_LEGACY;
+    obs->ndim = static_cast<int32_t>(t.dim());
+    obs->device = {managed->dl_tensor.device.device_type, managed->dl_tensor.device.device_id};
+    obs->dtype = {managed->dl_tensor.dtype.code, managed->dl_tensor.dtype.bits,
+                  managed->dl_tensor.dtype.lanes};
+    obs->byte_offset = managed->dl_tensor.byte_offset;
+    obs->has_strides = managed->dl_tensor.strides != nullptr;
+    for (int64_t i = 0; i < t.dim() && i < 32; ++i) {
+      obs->shape[i] = t.size(i);
+      obs->strides[i] = t.stride(i);
+    }
+    if (!t.device().is_cpu()) {
+      obs->data_not_read = 1;
+    } else {
+      // The values as torch sees them, in logical order.
+      const at::Tensor dense = t.contiguous();
+      const size_t element = dense.element_size();
+      const auto* bytes = static_cast<const uint8_t*>(dense.data_ptr());
+      uint64_t digest = dlc_digest_init();
+      for (int64_t k = 0; k < dense.numel(); ++k) {
+        digest = dlc_digest_update(digest, bytes + k * element, element);
+      }
+      obs->digest = digest;
+      obs->elements_read = static_cast<uint64_t>(dense.numel());
+    }
+    g_imported = new at::Tensor(std::move(t));
+    return DLC_OK;
+  } catch (const std::exception& e) {
+    // at::fromDLPack refused before it wrapped the struct: the deleter is still ours to call.
+    std::string what = e.what();
+    what = what.substr(0, what.find('\n'));
+    set_error(err, err_len, "at::fromDLPack refused: " + what);
+    if (managed->deleter != nullptr) managed->deleter(managed);
+    return DLC_ERR_BUFFER;
+  }
+}
+
+void release(void*) noexcept {
+  delete g_imported;  // torch's storage deleter calls the producer's deleter (LIFE-3)
+  g_imported = nullptr;
+}
+
+const DLCPlugin kPlugin = {
+    {DLCONFORM_PLUGIN_ABI_VERSION, sizeof(DLCPlugin), nullptr},
+    "libtorch-fromDLPack",
+    "PyTorch's C++ at::fromDLPack (libtorch " TORCH_VERSION ")",
+    DLC_ROLE_CONSUMER,
+    {0, DLPACK_VERSION / 10},
+    0,
+    {0, 0},
+    nullptr,
+    nullptr,
+    nullptr,
+    nullptr,
+    consume,
+    release,
+};
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) const DLCPlugin* dlconform_plugin_entry(void) {
+  return &kPlugin;
+}
