@@ -576,6 +576,17 @@ Outcome run_consumer(const dlc::LoadedPlugin& consumer, Built& built) {
   return out;
 }
 
+void import_one(const dlc::LoadedPlugin& consumer, const uint8_t* data, size_t size,
+                bool versioned) {
+  install_fault_handler();
+  const TensorInput in = decode(data, size);
+  set_current_input(&in, versioned);
+  const uint32_t own_major = std::max(consumer.table->dlpack_version.major, 1u);
+  Built built = build_tensor(in, versioned, versioned ? own_major : 0, true);
+  if (!built.skipped) (void)run_consumer(consumer, built);
+  set_current_input(nullptr, versioned);
+}
+
 }  // namespace dlc_fuzz
 
 // Called by the replay main before each file, so that a finding names the file to replay.

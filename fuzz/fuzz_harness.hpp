@@ -90,4 +90,10 @@ struct Outcome {
 // whose digest is known, that it read the producer's values (LAY-4). Dies in words on a violation.
 Outcome run_consumer(const dlc::LoadedPlugin& consumer, Built& built);
 
+// The body of both import targets: decode, lay out as a versioned or a legacy struct, hand to
+// `consumer`, check. A versioned struct of any major but the consumer's own (1 for a 0.x
+// consumer) is foreign to it (VER-2).
+void import_one(const dlc::LoadedPlugin& consumer, const uint8_t* data, size_t size,
+                bool versioned);
+
 }  // namespace dlc_fuzz

@@ -24,12 +24,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  dlc_fuzz::install_fault_handler();
-  const dlc_fuzz::TensorInput in = dlc_fuzz::decode(data, size);
-  dlc_fuzz::set_current_input(&in, false);
-  dlc_fuzz::Built built = dlc_fuzz::build_tensor(in, false, 0, true);
-  if (!built.skipped) (void)dlc_fuzz::run_consumer(g_consumer, built);
-  dlc_fuzz::set_current_input(nullptr, false);
+  dlc_fuzz::import_one(g_consumer, data, size, false);
   return 0;
 }
 

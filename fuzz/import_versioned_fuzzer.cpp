@@ -9,8 +9,6 @@
 // The input is a TensorInput (tensor_input.hpp: parameters read from the end). The consumer is a
 // plugin: DLCONFORM_PLUGIN=/path/lib.so, or DLCONFORM_CONSUMER=<built-in name>, default
 // strict-consumer-v1_3.
-#include <algorithm>
-
 #include "fuzz_harness.hpp"
 
 namespace {
@@ -27,14 +25,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  dlc_fuzz::install_fault_handler();
-  const dlc_fuzz::TensorInput in = dlc_fuzz::decode(data, size);
-  dlc_fuzz::set_current_input(&in, true);
-  // A 0.x consumer has no versioned struct of its own; any major but 1 is foreign to it too.
-  const uint32_t own_major = std::max(g_consumer.table->dlpack_version.major, 1u);
-  dlc_fuzz::Built built = dlc_fuzz::build_tensor(in, true, own_major, true);
-  if (!built.skipped) (void)dlc_fuzz::run_consumer(g_consumer, built);
-  dlc_fuzz::set_current_input(nullptr, true);
+  dlc_fuzz::import_one(g_consumer, data, size, true);
   return 0;
 }
 
