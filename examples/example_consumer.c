@@ -3,6 +3,7 @@
  * Build:  cc -shared -fPIC -o my_consumer.so example_consumer.c $(pkg-config --cflags dlconform)
  * Run:    dlconform matrix --plugin ./my_consumer.so */
 #include <dlpack/dlpack.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "dlconform/plugin.h"
@@ -42,7 +43,25 @@ static int consume(void* state, DLCHandoff* h, const DLCRequest* request, DLCObs
     strncpy(err, "expected data != NULL for a non-empty tensor but found NULL", err_len - 1);
     return DLC_ERR_BUFFER;
   }
-  const size_t size = t->dtype.bits / 8;
+  /* Offsets must stay within int64 and the address space (LAY-10): a hostile stride must not
+   * turn into a wrapped pointer. */
+  int64_t reach = 0;
+  for (int d = 0; t->strides != NULL && numel > 0 && d < t->ndim; ++d) {
+    int64_t step = 0;
+    if (t->strides[d] == INT64_MIN ||
+        __builtin_mul_overflow(t->shape[d] - 1, t->strides[d] < 0 ? -t->strides[d] : t->strides[d],
+                               &step) ||
+        __builtin_add_overflow(reach, step, &reach)) {
+      strncpy(err, "strides overflow int64 (LAY-10)", err_len - 1);
+      return DLC_ERR_BUFFER;
+    }
+  }
+  const ptrdiff_t size = t->dtype.bits / 8;
+  if (t->byte_offset > (uint64_t)PTRDIFF_MAX / 2 || reach > PTRDIFF_MAX / 2 / size ||
+      numel > PTRDIFF_MAX / 2 / size) {
+    strncpy(err, "byte_offset or strides reach past the address space (LAY-10)", err_len - 1);
+    return DLC_ERR_BUFFER;
+  }
   uint64_t digest = dlc_digest_init();
   for (int64_t k = 0; k < numel; ++k) { /* every element in logical row-major order */
     int64_t offset = 0, compact = 1;
@@ -50,7 +69,8 @@ static int consume(void* state, DLCHandoff* h, const DLCRequest* request, DLCObs
       offset += index[d] * (t->strides ? t->strides[d] : compact); /* NULL: compact (LAY-5) */
       compact *= t->shape[d];
     }
-    digest = dlc_digest_update(digest, (const char*)t->data + t->byte_offset + offset * size, size);
+    const char* element = (const char*)t->data + (ptrdiff_t)t->byte_offset + offset * size;
+    digest = dlc_digest_update(digest, element, (size_t)size);
     for (int d = t->ndim - 1; d >= 0 && ++index[d] == t->shape[d]; --d) index[d] = 0;
   }
   obs->digest = digest;

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <iterator>
 #include <limits>
+#include <utility>
 
 #include "fuzz_data.hpp"
 
@@ -203,9 +204,15 @@ void mutate_to_edge(TensorInput& in, std::minstd_rand& rng, const EdgeHints& hin
       if (rng() % 2) in.make_compact();
       break;
     }
-    case 9:  // a strided view that is valid: compact, then one dimension reversed or broadcast
+    case 9:  // a strided view that is valid: compact, then transposed, reversed or broadcast
       in.make_compact();
-      if (dims > 0 && rng() % 2) in.strides[dim] = rng() % 2 ? minus<int64_t>(0, in.strides[dim]) : 0;
+      if (dims > 1 && rng() % 2) {
+        const int other = static_cast<int>(rng() % static_cast<unsigned>(dims));
+        std::swap(in.shape[dim], in.shape[other]);
+        std::swap(in.strides[dim], in.strides[other]);
+      } else if (dims > 0) {
+        in.strides[dim] = rng() % 2 ? minus<int64_t>(0, in.strides[dim]) : 0;
+      }
       break;
     case 10:
       in.byte_offset = pick(rng, kOffsetEdges);

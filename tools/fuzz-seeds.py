@@ -73,6 +73,10 @@ SEEDS = {
     "byte_offset_odd": record(dtype=(0, 8, 1), shape=(33,), byte_offset=5),
     # found by the soak in the README's example adapter, which took a 0-bit dtype (DT-1)
     "zero_bits_dtype": record(dtype=(2, 0, 1), shape=(16,)),
+    # also found in the example adapter: a count that fits int64 but whose bytes do not, and a
+    # stride whose reach overflows
+    "bytes_overflow_int64": record(shape=(INT64_MAX, 1)),
+    "huge_stride": record(shape=(2, 2), strides=(INT64_MAX, 1)),
 }
 
 
