@@ -204,16 +204,28 @@ void mutate_to_edge(TensorInput& in, std::minstd_rand& rng, const EdgeHints& hin
       if (rng() % 2) in.make_compact();
       break;
     }
-    case 9:  // a strided view that is valid: compact, then transposed, reversed or broadcast
+    case 9: {  // a strided view that is valid: compact, then transposed, reversed or broadcast
+      if (in.ndim < 2 || in.ndim > 4) {  // a small shape of its own, so that the view differs
+        in.ndim = 2 + static_cast<int32_t>(rng() % 3);
+        for (int i = 0; i < in.ndim; ++i) in.shape[i] = 2 + static_cast<int64_t>(rng() % 5);
+      }
       in.make_compact();
-      if (dims > 1 && rng() % 2) {
-        const int other = static_cast<int>(rng() % static_cast<unsigned>(dims));
-        std::swap(in.shape[dim], in.shape[other]);
-        std::swap(in.strides[dim], in.strides[other]);
-      } else if (dims > 0) {
-        in.strides[dim] = rng() % 2 ? minus<int64_t>(0, in.strides[dim]) : 0;
+      const int a = static_cast<int>(rng() % static_cast<unsigned>(in.ndim));
+      const int b = static_cast<int>(rng() % static_cast<unsigned>(in.ndim));
+      switch (rng() % 3) {
+        case 0:
+          std::swap(in.shape[a], in.shape[b]);
+          std::swap(in.strides[a], in.strides[b]);
+          break;
+        case 1:
+          in.strides[a] = minus<int64_t>(0, in.strides[a]);
+          break;
+        default:
+          in.strides[a] = 0;
+          break;
       }
       break;
+    }
     case 10:
       in.byte_offset = pick(rng, kOffsetEdges);
       break;
