@@ -282,9 +282,14 @@ std::vector<CaseDef> plan_matrix(const std::vector<Participant>& participants) {
     c.raw = raw;
     const Participant& p = participants[producer];
     c.result.scenario = scenario;
-    c.result.producer = {p.plugin.name(), p.header};
+    // An external plugin gets its own row or column in the report's grids ("v0.6 my-adapter"),
+    // so that its findings never colour the cells of the built-in mocks of the same header.
+    auto grid_header = [](const Participant& q) {
+      return q.builtin ? q.header : q.header + " " + q.plugin.name();
+    };
+    c.result.producer = {p.plugin.name(), grid_header(p)};
     if (consumer >= 0) {
-      c.result.consumer = {participants[consumer].plugin.name(), participants[consumer].header};
+      c.result.consumer = {participants[consumer].plugin.name(), grid_header(participants[consumer])};
     } else {
       c.result.consumer = {"harness", "reference"};
     }
