@@ -97,3 +97,24 @@ void import_one(const dlc::LoadedPlugin& consumer, const uint8_t* data, size_t s
                 bool versioned);
 
 }  // namespace dlc_fuzz
+
+// The libFuzzer entry points of an import target: the consumer under test loaded once, every
+// input through import_one(), the edge-value mutator aimed at the consumer's own version.
+#define DLC_FUZZ_IMPORT_TARGET(versioned)                                                        \
+  namespace {                                                                                   \
+  dlc::LoadedPlugin g_consumer;                                                                 \
+  }                                                                                             \
+  extern "C" size_t dlc_fuzz_max_input_bytes() { return dlc_fuzz::kMaxInputBytes; }             \
+  extern "C" int LLVMFuzzerInitialize(int*, char***) {                                          \
+    g_consumer = dlc_fuzz::load_consumer_under_test("strict-consumer-v1_3");                    \
+    return 0;                                                                                   \
+  }                                                                                             \
+  extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {                     \
+    dlc_fuzz::import_one(g_consumer, data, size, versioned);                                    \
+    return 0;                                                                                   \
+  }                                                                                             \
+  extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max_size,        \
+                                            unsigned int seed) {                                \
+    return dlc_fuzz::custom_mutate(data, size, max_size, seed,                                  \
+                                   {g_consumer.table->dlpack_version, false});                  \
+  }

@@ -11,26 +11,4 @@
 // strict-consumer-v1_3.
 #include "fuzz_harness.hpp"
 
-namespace {
-
-dlc::LoadedPlugin g_consumer;
-
-}  // namespace
-
-extern "C" size_t dlc_fuzz_max_input_bytes() { return dlc_fuzz::kMaxInputBytes; }
-
-extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  g_consumer = dlc_fuzz::load_consumer_under_test("strict-consumer-v1_3");
-  return 0;
-}
-
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  dlc_fuzz::import_one(g_consumer, data, size, true);
-  return 0;
-}
-
-extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max_size,
-                                          unsigned int seed) {
-  return dlc_fuzz::custom_mutate(data, size, max_size, seed,
-                                 {g_consumer.table->dlpack_version, false});
-}
+DLC_FUZZ_IMPORT_TARGET(true)
