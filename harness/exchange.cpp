@@ -28,7 +28,8 @@ Outcome finding(const char* finding_class, const std::string& rule, const std::s
   return Outcome{Verdict::fail, finding_class, rule, detail};
 }
 
-// The capsule destructor's part (LIFE-2): a tensor nobody took is deleted by its producer.
+}  // namespace
+
 void delete_unclaimed(const DLCHandoff& h) {
   if (h.name == nullptr || h.pointer == nullptr) return;
   if (std::strcmp(h.name, "dltensor") == 0) {
@@ -39,6 +40,8 @@ void delete_unclaimed(const DLCHandoff& h) {
     if (m->deleter != nullptr) m->deleter(m);
   }
 }
+
+namespace {
 
 bool has_deleter(const DLCHandoff& h, bool versioned) {
   if (versioned) return static_cast<abi::ManagedTensorVersioned*>(h.pointer)->deleter != nullptr;

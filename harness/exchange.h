@@ -12,6 +12,10 @@ namespace dlc {
 // The host every plugin in this process was created with.
 HostState& process_host();
 
+// The capsule destructor's part (LIFE-2): calls the deleter of a "dltensor" or
+// "dltensor_versioned" struct that nobody took; does nothing for a NULL deleter or pointer.
+void delete_unclaimed(const DLCHandoff& h);
+
 // Calls create() on every participant (once per process, before forking).
 [[nodiscard]] bool create_plugin_states(std::vector<Participant>& participants, std::string* error);
 

@@ -7,15 +7,10 @@
 #include <sstream>
 
 #include "dlc_config.h"
+#include "shell_quote.h"
 
 namespace dlc {
 namespace {
-
-std::string shell_quote(const std::string& text) {
-  std::string quoted = "'";
-  for (char ch : text) quoted += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
-  return quoted + "'";
-}
 
 bool verdict_of(const std::string& text, Verdict* out) {
   for (Verdict v : {Verdict::pass, Verdict::fail, Verdict::crash, Verdict::timeout, Verdict::skip}) {

@@ -21,6 +21,7 @@
 #include <unordered_map>
 
 #include "cases.h"
+#include "exchange.h"
 #include "fill.hpp"
 #include "host.h"
 #include "plugin_loader.h"
@@ -74,19 +75,6 @@ const dlc::LoadedPlugin* load_producer(const std::string& path) {
   return &producers().by_path.emplace(path, r.plugin).first->second;
 }
 
-// Calls the deleter of a struct carried by a capsule nobody took (LIFE-2: the capsule's
-// destructor owns an unconsumed tensor).
-void delete_managed(const char* name, void* pointer) {
-  if (pointer == nullptr) return;
-  if (std::strcmp(name, "dltensor_versioned") == 0) {
-    auto* m = static_cast<dlc::abi::ManagedTensorVersioned*>(pointer);
-    if (m->deleter != nullptr) m->deleter(m);
-  } else {
-    auto* m = static_cast<dlc::abi::ManagedTensor*>(pointer);
-    if (m->deleter != nullptr) m->deleter(m);
-  }
-}
-
 void capsule_destructor(PyObject* capsule) {
   void* managed = PyCapsule_GetContext(capsule);
   CapsuleFate& fate = fates()[managed];
@@ -96,7 +84,7 @@ void capsule_destructor(PyObject* capsule) {
     fate.renamed = true;
     return;
   }
-  if (name != nullptr) delete_managed(name, managed);
+  if (name != nullptr) dlc::delete_unclaimed(DLCHandoff{name, managed});
   PyErr_Clear();
 }
 
@@ -183,7 +171,7 @@ PyObject* mock_dlpack(MockTensor* self, PyObject* args, PyObject* kwargs) {
                          : "dltensor";
   PyObject* capsule = PyCapsule_New(handoff.pointer, name, capsule_destructor);
   if (capsule == nullptr) {
-    delete_managed(name, handoff.pointer);
+    dlc::delete_unclaimed(DLCHandoff{name, handoff.pointer});
     return nullptr;
   }
   PyCapsule_SetContext(capsule, handoff.pointer);
@@ -338,7 +326,7 @@ PyObject* consume(PyObject*, PyObject* args, PyObject* kwargs) {
       r.accepted ? Py_True : Py_False, "violations", violations_list(r));
   Py_XDECREF(type_error);
   // LIFE-3: exactly one deleter call, now that everything has been read.
-  delete_managed(handoff.name, pointer);
+  dlc::delete_unclaimed(DLCHandoff{handoff.name, pointer});
   Py_DECREF(capsule);
   return result;
 }

@@ -19,6 +19,7 @@
 
 #include "dlc_layout_config.h"
 #include "report/report.h"
+#include "shell_quote.h"
 
 namespace dlc {
 namespace {
@@ -166,12 +167,6 @@ Command run(const std::string& command) {
   return c;
 }
 
-std::string quote(const std::string& s) {
-  std::string out = "'";
-  for (char ch : s) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
-  return out + "'";
-}
-
 std::string first_error(const std::string& output) {
   std::istringstream in(output);
   std::string line;
@@ -202,10 +197,10 @@ LangResult probe_language(const std::string& path, const std::string& compiler, 
       std::ofstream out(src);
       out << probe_source(path, items, skipped, cxx, &lines);
     }
-    const Command c = run(compiler + (cxx ? " -std=c++17" : " -std=c11") + " -w -o " + quote(exe) +
-                          " " + quote(src));
+    const Command c = run(compiler + (cxx ? " -std=c++17" : " -std=c11") + " -w -o " +
+                          shell_quote(exe) + " " + shell_quote(src));
     if (c.status == 0) {
-      const Command p = run(quote(exe));
+      const Command p = run(shell_quote(exe));
       std::istringstream in(p.output);
       std::string line;
       while (std::getline(in, line)) {
