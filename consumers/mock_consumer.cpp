@@ -47,6 +47,7 @@
 #define DLC_BUG_aligned_loads 18
 #define DLC_BUG_shared_ctx_double_free 19
 #define DLC_BUG_frees_shape 20
+#define DLC_BUG_frees_unowned 21
 #ifndef DLC_BUG
 #define DLC_BUG none
 #endif
@@ -91,6 +92,15 @@ void call_deleter(Imported& t) {
   t.deleted = true;
 }
 
+[[maybe_unused]] void* versioned_ctx(const Imported& t) {
+#if DLC_HDR_MAJOR >= 1
+  return static_cast<struct DLManagedTensorVersioned*>(t.pointer)->manager_ctx;
+#else
+  (void)t;
+  return nullptr;
+#endif
+}
+
 DLTensor* tensor_of(const Imported& t) {
 #if DLC_HDR_MAJOR >= 1
   if (t.kind == DLC_STRUCT_VERSIONED) {
@@ -116,7 +126,8 @@ bool digest(const DLTensor& t, uint64_t flags, DLCObservation* obs) {
 #else
   (void)flags;
 #endif
-  const dlc_fill::Geometry g = dlc_fill::geometry(spec);
+  const dlc::geo::SpecGeometry sg = dlc::geo::geometry(spec);
+  const dlc::geo::Geometry& g = sg.g;
   if (!g.valid) return false;
   const uint64_t offset = kBug == DLC_BUG_ignore_byte_offset ? 0 : t.byte_offset;
   const uint8_t* origin = static_cast<const uint8_t*>(t.data) + offset;
@@ -138,7 +149,7 @@ bool digest(const DLTensor& t, uint64_t flags, DLCObservation* obs) {
     d = dlc_digest_update(d, origin, g.storage_bytes);
     obs->elements_read = g.storage_bytes;
   } else {
-    dlc_fill::for_each_element(spec, g, [&](uint64_t, int64_t off) {
+    dlc::geo::for_each_element(g, spec.ndim, spec.shape, sg.strides, [&](uint64_t, int64_t off) {
       d = dlc_digest_update(d, origin + off * static_cast<int64_t>(g.element_bytes),
                             g.element_bytes);
     });
@@ -260,14 +271,17 @@ int consume(void*, DLCHandoff* handoff, const DLCRequest*, DLCObservation* obs, 
   std::memcpy(&legacy_view.dl_tensor, tensor, sizeof legacy_view.dl_tensor);
   DLCHandoff check = kind == DLC_STRUCT_VERSIONED ? DLCHandoff{"dltensor_versioned", &view}
                                                   : DLCHandoff{"dltensor", &legacy_view};
-  const dlc::ValidateResult verdict = dlc::validate(check, options);
-  for (const dlc::Violation& v : verdict.violations) {
-    const bool fatal = v.severity == dlc::Severity::must ||
-                       (DLC_KIND == DLC_KIND_strict && v.severity == dlc::Severity::should);
+  dlc::ValidateResult verdict;
+  dlc::validate(check, options, &verdict);
+  for (int i = 0; i < verdict.count; ++i) {
+    const dlc::Violation& v = verdict.violations[i];
+    const dlc::Severity severity = v.severity();
+    const bool fatal = severity == dlc::Severity::must ||
+                       (DLC_KIND == DLC_KIND_strict && severity == dlc::Severity::should);
     const bool planted_blind_spot =
-        kBug == DLC_BUG_accept_invalid && std::strncmp(v.rule, "DT-", 3) == 0;
+        kBug == DLC_BUG_accept_invalid && std::strncmp(dlc::id_of(v.rule), "DT-", 3) == 0;
     if (fatal && !planted_blind_spot) {
-      return refuse(t, err, err_len, v.message + " (" + v.rule + ")");
+      return refuse(t, err, err_len, std::string(v.message) + " (" + dlc::id_of(v.rule) + ")");
     }
   }
   if (kBug == DLC_BUG_reject_valid && tensor->ndim > 1) {
@@ -302,6 +316,12 @@ void release(void*) {
   if (kBug == DLC_BUG_early_delete) {
     volatile int64_t ndim = tensor_of(t)->ndim;  // touches the struct after its deleter ran
     (void)ndim;
+  }
+  if (kBug == DLC_BUG_frees_unowned && !t.deleted) {
+    // Frees the producer's manager_ctx itself (LIFE-5: it is the producer's to free).
+    void* ctx = t.kind == DLC_STRUCT_LEGACY ? static_cast<DLManagedTensor*>(t.pointer)->manager_ctx
+                                            : versioned_ctx(t);
+    std::free(ctx);
   }
   if (kBug == DLC_BUG_frees_shape && !t.deleted) {
     // Frees arrays the producer owns (LIFE-5: only the deleter releases them).
@@ -353,6 +373,7 @@ const DLCPlugin kPlugin = {
     nullptr,
     consume,
     release,
+    &dlc_mock::kMockConsumerProfile,
 };
 
 }  // namespace

@@ -124,9 +124,10 @@ int consume(void*, DLCHandoff* handoff, const DLCRequest*, DLCObservation* obs, 
   options.level = dlc::Level::full;
   options.consumer_version = {1, 0};
   options.max_ndim = 16;
-  const dlc::ValidateResult r = dlc::validate(DLCHandoff{"dltensor_versioned", &view}, options);
+  dlc::ValidateResult r;
+  dlc::validate(DLCHandoff{"dltensor_versioned", &view}, options, &r);
   if (const dlc::Violation* v = r.first_must()) {
-    set_error(err, err_len, (v->message + " (" + v->rule + ")").c_str());
+    set_error(err, err_len, (std::string(v->message) + " (" + dlc::id_of(v->rule) + ")").c_str());
     return DLC_ERR_BUFFER;
   }
   const int32_t struct_kind = obs->struct_kind;
@@ -165,6 +166,7 @@ const DLCPlugin kPlugin = {
     produce,
     consume,
     release,
+    &dlc_mock::kMockProfile,
 };
 
 }  // namespace

@@ -96,7 +96,8 @@ static const DLCPlugin plugin = {{DLCONFORM_PLUGIN_ABI_VERSION, sizeof(DLCPlugin
                                  NULL,
                                  NULL,
                                  consume,
-                                 release};
+                                 release,
+                                 NULL /* no profile: the default one (plugin ABI 2) */};
 
 __attribute__((visibility("default"))) const DLCPlugin* dlconform_plugin_entry(void) {
   return &plugin;

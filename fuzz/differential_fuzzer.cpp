@@ -16,6 +16,8 @@
 #include <vector>
 
 #include "fuzz_harness.hpp"
+#include "judge.h"
+#include "phase.h"
 #include "validate.h"
 
 namespace {
@@ -27,8 +29,6 @@ struct Participant {
   bool strict = false;  // refuses SHOULD violations too
 };
 std::vector<Participant> g_consumers;
-
-const char* verdict_word(bool accepted) { return accepted ? "accepts" : "refuses"; }
 
 }  // namespace
 
@@ -75,46 +75,56 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (built.skipped) break;
     // A 0.x consumer takes no versioned struct at all: outside its domain.
     const bool comparable = in_domain && (!versioned || own.major >= 1);
-    bool reference = false;
-    std::string why;
+    dlc::ValidateResult reference;
     if (comparable) {
       // The reference for this consumer: the validator at the full level (it digests every
       // element), knowing the enum values of the consumer's own header (DT-1, DEV-1).
-      dlc_fuzz::set_phase("validate()", "reference-validator");
+      dlc::ScopedPhase phase("validate()", "reference-validator", dlc::Party::harness);
       dlc::ValidateOptions options;
       options.level = dlc::Level::full;
       options.consumer_version = own;
       options.max_ndim = kDomainMaxNdim;
-      const dlc::ValidateResult r = dlc::validate(built.handoff, options);
-      reference = true;
-      for (const dlc::Violation& v : r.violations) {
-        if (v.severity == dlc::Severity::must ||
-            (c.strict && v.severity == dlc::Severity::should)) {
-          reference = false;
-          why = v.message + " (" + v.rule + ")";
-          break;
-        }
-      }
-      if (reference && built.digest_known &&
-          (r.observation.digest != built.digest || r.observation.elements_read != built.elements)) {
-        dlc_fuzz::die("LAY-4", "the validator and the fuzzer's own reader disagree on the data: " +
-                                   std::to_string(r.observation.elements_read) +
-                                   " elements, digest " + std::to_string(r.observation.digest) +
-                                   " against " + std::to_string(built.elements) + ", digest " +
-                                   std::to_string(built.digest));
+      dlc::validate(built.handoff, options, &reference);
+      const bool accepted = reference.first_refusal(c.strict) == nullptr;
+      if (accepted && built.digest_known &&
+          (reference.observation.digest != built.digest ||
+           reference.observation.elements_read != built.elements)) {
+        dlc::Finding f;
+        f.set(dlc::FindingClass::wrong_data)
+            .add("expected the validator and the fuzzer's own reader to agree on the data but ")
+            .add("found ").unum(reference.observation.elements_read).add(" elements, digest ")
+            .hex(reference.observation.digest).add(" against ").unum(built.elements)
+            .add(", digest ").hex(built.digest);
+        dlc_fuzz::die(f);
       }
     }
     const dlc_fuzz::Outcome out = dlc_fuzz::run_consumer(c.plugin, built);
     if (!comparable) continue;
-    const bool accepted = out.rc == DLC_OK;
-    if (accepted != reference) {
-      dlc_fuzz::die("DIFF", std::string("split verdict: the reference validator (") +
-                                (c.strict ? "strict" : "standard") + " level, DLPack " +
-                                std::to_string(own.major) + "." + std::to_string(own.minor) +
-                                ") " + verdict_word(reference) + " the tensor" +
-                                (reference ? "" : ": " + why) + ", but consume() of plugin " +
-                                dlc_fuzz::label(c.plugin) + " " + verdict_word(accepted) + " it" +
-                                (accepted ? "" : std::string(": ") + out.error));
+    // A split verdict is judged as the matrix judges an import against the truth: a consumer
+    // that refuses what the reference accepts rejects a valid tensor, one that imports what the
+    // reference refuses accepts an invalid one.
+    reference.accepted = reference.first_refusal(c.strict) == nullptr;
+    dlc::ImportFacts imp;
+    imp.rc = out.rc;
+    imp.consumer_error = out.error;
+    imp.truth_known = true;
+    imp.truth = &reference;
+    imp.must_accept = true;
+    imp.tensor_rule = dlc_fuzz::rule_exercised(in);
+    imp.observation = &out.obs;
+    imp.consumer_label = dlc_fuzz::label(c.plugin);
+    dlc::Finding f;
+    dlc::judge_import(imp, &f);
+    if (f.any()) {
+      dlc::SafeText(f.words + std::strlen(f.words), sizeof f.words - std::strlen(f.words))
+          .add(" (the reference validator at the ")
+          .add(c.strict ? "strict" : "standard")
+          .add(" level, DLPack ")
+          .version(own.major, own.minor)
+          .add(", disagrees with consume() of ")
+          .add(dlc_fuzz::label(c.plugin))
+          .add(')');
+      dlc_fuzz::die(f);
     }
   }
   dlc_fuzz::set_current_input(nullptr, versioned);

@@ -1,21 +1,26 @@
 // Shared by the fuzz targets: plugin lookup, the fault handler, the guarded layout of a
-// TensorInput and the ledger checks after a consumer ran. See fuzz_harness.hpp.
+// TensorInput and the judge's checks after a consumer ran. See fuzz_harness.hpp.
 #include "fuzz_harness.hpp"
 
 #include <signal.h>
-#include <ucontext.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <filesystem>
 #include <vector>
 
 #include <dlpack/dlpack.h>
 
+#include "abi.h"
 #include "dlc_fuzz_config.h"
+#include "fault.h"
+#include "geometry.hpp"
+#include "judge.h"
+#include "phase.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define DLC_FUZZ_HAS_SANITIZER 1
@@ -41,19 +46,13 @@
 // Present only when libFuzzer is linked in, which owns the sanitizers' death callback.
 extern "C" size_t LLVMFuzzerMutate(uint8_t* data, size_t size, size_t max_size)
     __attribute__((weak));
-#include "validate.h"
 
 namespace dlc_fuzz {
 namespace {
 
-dlc::HostState* g_host = nullptr;
-
-// Phase and plugin of the code now running; read by the signal handler.
-const char* g_where = "the fuzzer";
-std::string g_plugin = "-";
-
 const TensorInput* g_input = nullptr;
 bool g_input_versioned = false;
+dlc::Rule g_input_rule = dlc::Rule::none;
 
 // "reproduce: DLCONFORM_CONSUMER=x /path/to/target", built before the first input so that the
 // signal handler only writes it; the replay main names the file it is running.
@@ -78,13 +77,22 @@ void print_reproducer() {
   write_stderr("\n");
 }
 
+void print_finding(const dlc::Finding& f) {
+  char line[768];
+  dlc::SafeText t(line, sizeof line);
+  t.add("dlconform fuzz: ").add(dlc::name_of(f.cls));
+  if (f.rule != dlc::Rule::none) t.add(" [").add(dlc::id_of(f.rule)).add("]");
+  t.add(": ").add(f.words).add("\n");
+  write_stderr(line);
+}
+
 // A sanitizer found it (ASan, UBSan with halt_on_error): say where we were, after its report.
 void on_sanitizer_death() {
-  write_stderr("dlconform fuzz: sanitizer finding (report above) in ");
-  write_stderr(g_where);
-  write_stderr(" of plugin ");
-  write_stderr(g_plugin.c_str());
-  write_stderr("\n");
+  write_stderr("dlconform fuzz: sanitizer-report: a sanitizer stopped the process in ");
+  write_stderr(dlc::g_phase.where);
+  write_stderr(" of ");
+  write_stderr(dlc::g_phase.plugin);
+  write_stderr(" (report above)\n");
   print_reproducer();
 }
 
@@ -95,10 +103,6 @@ void on_sanitizer_death() {
 void* g_blocks[6];
 int g_block_count = 0;
 
-// Where each deleter call came from, for "first call from consume(), second from release()".
-const char* g_delete_where[4];
-uint32_t g_delete_count = 0;
-
 struct sigaction g_previous_segv, g_previous_bus;
 
 void* keep(void* block) {
@@ -108,8 +112,6 @@ void* keep(void* block) {
 
 template <class Managed>
 void fuzz_deleter(Managed* self) {
-  if (g_delete_count < 4) g_delete_where[g_delete_count] = g_where;
-  ++g_delete_count;
   // A second call (or a call on a pointer never handed out) is recorded and touches nothing.
   if (!host().ledger.deleter_called(self)) return;
   for (int i = 0; i < g_block_count; ++i) host().arena.free(g_blocks[i]);
@@ -117,7 +119,7 @@ void fuzz_deleter(Managed* self) {
 
 // The deleters have the real DLPack types, the ones consumers call them through: clang's
 // -fsanitize=function checks the function type at every indirect call. They are stored in the
-// harness's mirror structs, which have the same layout (asserted in validate.cpp).
+// harness's mirror structs, which have the same layout (asserted in abi.h).
 void versioned_deleter_impl(DLManagedTensorVersioned* self) { fuzz_deleter(self); }
 void legacy_deleter_impl(DLManagedTensor* self) { fuzz_deleter(self); }
 auto versioned_deleter() {
@@ -128,28 +130,16 @@ auto legacy_deleter() {
 }
 
 void on_fault(int sig, siginfo_t* info, void* context) {
-  const uintptr_t address = reinterpret_cast<uintptr_t>(info->si_addr);
-  bool is_write = false, is_exec = false;
-#if defined(__x86_64__)
-  if (context != nullptr) {
-    const auto* uc = static_cast<const ucontext_t*>(context);
-    is_write = (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0;
-    is_exec = (uc->uc_mcontext.gregs[REG_ERR] & 16) != 0 ||
-              static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]) == address;
-  }
-#else
-  (void)context;
-#endif
-  dlc::FaultReport report;
-  if (g_host != nullptr) g_host->arena.classify(address, is_write, is_exec, &report);
-  char line[768];
-  dlc::SafeText text{line, sizeof line};
-  text.add("dlconform fuzz: ").add(report.finding_class);
-  if (report.rule[0] != '\0') text.add(" [").add(report.rule).add("]");
-  text.add(": ").add(report.detail).add(" in ").add(g_where);
-  text.add(" of plugin ").add(g_plugin.c_str()).add("\n");
-  ssize_t ignored = write(STDERR_FILENO, line, text.length);
-  (void)ignored;
+  dlc::FaultFacts facts;
+  facts.signal = dlc::decode_signal(sig, info, context);
+  facts.block = host().arena.facts(facts.signal.address);
+  facts.misaligned_data = g_input != nullptr && g_input->misalign % 16 != 0;
+  facts.case_rule = g_input_rule;
+  facts.where = dlc::g_phase.where;
+  facts.plugin = dlc::g_phase.plugin;
+  dlc::Finding f;
+  dlc::judge_fault(facts, &f);
+  print_finding(f);
   print_reproducer();
   sigaction(sig, sig == SIGSEGV ? &g_previous_segv : &g_previous_bus, nullptr);
   raise(sig);
@@ -161,68 +151,6 @@ std::string exe_dir() {
   return ec ? std::string() : exe.parent_path().string();
 }
 
-// Storage geometry of `in` over all of its dimensions (not only the 32 of DLCTensorSpec), with
-// fill.hpp's rules: extents >= 0, every product and offset within 64 bits (LAY-10), compact
-// strides when strides is NULL or the type is packed sub-byte.
-struct Geometry {
-  bool valid = false;
-  uint64_t element_bytes = 0;
-  uint64_t numel = 0;
-  int64_t min_offset = 0;
-  int64_t max_offset = 0;
-  uint64_t storage_bytes = 0;
-  bool packed = false;  // sub-byte elements packed into bytes: read as a byte string
-};
-
-Geometry geometry(const TensorInput& in, bool strides_given, bool padded) {
-  Geometry g;
-  const uint64_t bit_width = uint64_t{in.dtype.bits} * in.dtype.lanes;
-  const bool packed = bit_width < 8 && !padded;
-  g.element_bytes = (bit_width + 7) / 8;
-  if (in.ndim < 0 || in.dtype.lanes == 0) return g;
-  uint64_t numel = 1;
-  for (int64_t i = 0; i < in.ndim; ++i) {
-    if (in.extent(i) < 0) return g;
-    if (__builtin_mul_overflow(numel, static_cast<uint64_t>(in.extent(i)), &numel)) return g;
-  }
-  const bool compact = !strides_given || packed;
-  int64_t acc = 1;
-  int64_t min_offset = 0, max_offset = 0;
-  for (int64_t i = in.ndim - 1; i >= 0; --i) {
-    const int64_t extent = in.extent(i);
-    const int64_t stride = compact ? acc : in.stride(i);
-    if (__builtin_mul_overflow(acc, extent == 0 ? 1 : extent, &acc)) {
-      if (compact) return g;
-      acc = 1;
-    }
-    if (numel == 0) continue;
-    int64_t reach = 0;
-    if (__builtin_mul_overflow(extent - 1, stride, &reach)) return g;
-    int64_t& bound = reach < 0 ? min_offset : max_offset;
-    if (__builtin_add_overflow(bound, reach, &bound)) return g;
-  }
-  uint64_t span = 0;
-  if (packed) {
-    uint64_t bits = 0;
-    if (__builtin_mul_overflow(numel, bit_width, &bits)) return g;
-    span = bits / 8 + (bits % 8 != 0);
-  } else if (numel > 0) {
-    const uint64_t elements =
-        static_cast<uint64_t>(max_offset) + (0 - static_cast<uint64_t>(min_offset)) + 1;
-    if (elements == 0) return g;
-    if (__builtin_mul_overflow(elements, g.element_bytes, &span)) return g;
-  }
-  g.numel = numel;
-  g.min_offset = min_offset;
-  g.max_offset = max_offset;
-  g.storage_bytes = span;
-  g.packed = packed;
-  g.valid = true;
-  return g;
-}
-
-// Calls visit(offset in elements) for every element of a valid, non-packed `g`, in logical
-// row-major order, over all of in.ndim dimensions.
 // The harness's own loops are not what the fuzzer should explore: no coverage feedback.
 #if defined(__clang__)
 #define DLC_FUZZ_NO_COVERAGE __attribute__((no_sanitize("coverage")))
@@ -230,50 +158,15 @@ Geometry geometry(const TensorInput& in, bool strides_given, bool padded) {
 #define DLC_FUZZ_NO_COVERAGE
 #endif
 
-template <class Visit>
-DLC_FUZZ_NO_COVERAGE void walk(const TensorInput& in, bool strides_given, const Geometry& g, Visit visit) {
-  if (g.numel == 0) return;
-  const int64_t ndim = in.ndim;
-  std::vector<int64_t> stride(static_cast<size_t>(ndim)), index(static_cast<size_t>(ndim), 0);
-  int64_t acc = 1;
-  for (int64_t i = ndim - 1; i >= 0; --i) {
-    stride[i] = strides_given ? in.stride(i) : acc;
-    acc *= in.extent(i) == 0 ? 1 : in.extent(i);  // numel fits, so no overflow
-  }
-  int64_t offset = 0;
-  for (uint64_t k = 0; k < g.numel; ++k) {
-    visit(offset);
-    for (int64_t d = ndim - 1; d >= 0; --d) {
-      if (++index[d] < in.extent(d)) {
-        offset += stride[d];
-        break;
-      }
-      offset -= (in.extent(d) - 1) * stride[d];
-      index[d] = 0;
-    }
-  }
-}
-
 // Budget of one input: larger valid tensors are skipped rather than backed.
 constexpr int64_t kMaxBackedNdim = 1024;
 constexpr uint64_t kMaxBackedBytes = uint64_t{256} << 10;
 constexpr uint64_t kMaxBackedElements = uint64_t{1} << 16;
 constexpr uint32_t kFillSeed = 0x5EED;
 
-// The part of DLManagedTensorVersioned that every major keeps in place.
-struct FrozenHead {
-  DLCVersion version;
-  void* manager_ctx;
-  void (*deleter)(dlc::abi::ManagedTensorVersioned* self);
-};
-static_assert(sizeof(FrozenHead) == 24, "version, manager_ctx, deleter");
-
 }  // namespace
 
-dlc::HostState& host() {
-  if (g_host == nullptr) g_host = new dlc::HostState();
-  return *g_host;
-}
+dlc::HostState& host() { return dlc::process_host(); }
 
 std::vector<std::string> plugin_search_path() {
   std::vector<std::string> dirs;
@@ -308,26 +201,26 @@ std::string builtin_plugin_path(const std::string& name) {
   for (const std::string& dir : plugin_search_path()) looked += (looked.empty() ? "" : ", ") + dir;
   std::fprintf(stderr, "dlconform fuzz: cannot start: no built-in plugin named %s (looked for %s in %s)\n",
                name.c_str(), file.c_str(), looked.c_str());
-  std::exit(2);
+  std::exit(1);
 }
 
 dlc::LoadedPlugin load_or_exit(const std::string& path, uint32_t role) {
   dlc::LoadResult r = dlc::load_plugin(path);
   if (r.error != dlc::LoadError::none) {
     std::fprintf(stderr, "dlconform fuzz: cannot start: %s\n", r.message.c_str());
-    std::exit(2);
+    std::exit(1);
   }
   if ((r.plugin.table->roles & role) == 0) {
     std::fprintf(stderr, "dlconform fuzz: cannot start: %s: expected a %s plugin but found none\n",
                  path.c_str(), role == DLC_ROLE_CONSUMER ? "consumer" : "producer");
-    std::exit(2);
+    std::exit(1);
   }
   char error[256] = {};
   if (r.plugin.table->create != nullptr &&
       r.plugin.table->create(&host().table, &r.plugin.state, error, sizeof error) != DLC_OK) {
     std::fprintf(stderr, "dlconform fuzz: cannot start: %s: create() failed: %s\n", path.c_str(),
                  error);
-    std::exit(2);
+    std::exit(1);
   }
   return r.plugin;
 }
@@ -353,19 +246,20 @@ dlc::LoadedPlugin load_consumer_under_test(const char* default_name) {
                       DLC_ROLE_CONSUMER);
 }
 
-std::string label(const dlc::LoadedPlugin& plugin) {
-  return plugin.name() + "@" + plugin.header();
-}
-
-void set_phase(const char* where, const std::string& plugin) {
-  g_where = where;
-  if (g_plugin != plugin) g_plugin = plugin;
+const char* label(const dlc::LoadedPlugin& plugin) {
+  static std::deque<std::string> labels;  // stable addresses for the phase
+  const std::string text = plugin.name() + "@" + plugin.header();
+  for (const std::string& l : labels) {
+    if (l == text) return l.c_str();
+  }
+  return labels.emplace_back(text).c_str();
 }
 
 void install_fault_handler() {
   static bool installed = false;
   if (installed) return;
   installed = true;
+  dlc::refresh_code_ranges();
   std::string command = "reproduce:";
   for (const char* name : {"DLCONFORM_PLUGIN", "DLCONFORM_CONSUMER", "DLCONFORM_PRODUCER",
                            "DLCONFORM_LEVEL", "DLCONFORM_PLUGIN_DIR"}) {
@@ -394,13 +288,29 @@ void install_fault_handler() {
 void set_current_input(const TensorInput* in, bool versioned) {
   g_input = in;
   g_input_versioned = versioned;
+  g_input_rule = in != nullptr ? rule_exercised(*in) : dlc::Rule::none;
 }
 
-void die(const char* rule, const std::string& what) {
-  std::fprintf(stderr, "dlconform fuzz: %s [%s]\n", what.c_str(), rule);
-  std::fflush(stderr);
+void die(const dlc::Finding& finding) {
+  print_finding(finding);
   print_reproducer();
   std::abort();
+}
+
+dlc::Rule rule_exercised(const TensorInput& in) {
+  if (in.layout & kStridesNull) return dlc::Rule::LAY_5;
+  if (in.ndim == 0) return dlc::Rule::LAY_6;
+  int64_t dims = std::min<int64_t>(in.ndim, kExplicitDims);
+  for (int64_t i = 0; i < dims; ++i) {
+    if (in.extent(i) == 0) return dlc::Rule::LAY_7;
+  }
+  for (int64_t i = 0; i < dims; ++i) {
+    if (in.extent(i) > 1 && in.stride(i) <= 0) return dlc::Rule::LAY_8;
+  }
+  if (in.misalign != 0) return dlc::Rule::LAY_9;
+  if (in.byte_offset != 0) return dlc::Rule::LAY_4;
+  if (in.dtype.code != 2 || in.dtype.bits != 32 || in.dtype.lanes != 1) return dlc::Rule::DT_1;
+  return dlc::Rule::LAY_1;
 }
 
 DLC_FUZZ_NO_COVERAGE Built build_tensor(const TensorInput& in, bool versioned,
@@ -412,11 +322,18 @@ DLC_FUZZ_NO_COVERAGE Built build_tensor(const TensorInput& in, bool versioned,
   }
   host().reset();
   g_block_count = 0;
-  g_delete_count = 0;
   dlc::GuardArena& arena = host().arena;
   const bool padded = versioned && (in.flags & dlc::abi::kFlagSubbytePadded) != 0;
   const bool strides_given = !(in.layout & kStridesNull);
-  const Geometry g = geometry(in, strides_given, padded);
+  const size_t dims = in.ndim > 0 ? static_cast<size_t>(in.ndim) : 0;
+  int64_t shape[kMaxBackedNdim];
+  int64_t strides[kMaxBackedNdim];
+  for (size_t i = 0; i < dims; ++i) {
+    shape[i] = in.extent(static_cast<int64_t>(i));
+    strides[i] = in.stride(static_cast<int64_t>(i));
+  }
+  const dlc::geo::Geometry g =
+      dlc::geo::geometry(in.ndim, shape, strides_given ? strides : nullptr, in.dtype, padded);
   const bool on_host = in.device.device_type == 1;
 
   // Data first, so that a valid tensor too large to back is skipped before anything is mapped.
@@ -443,19 +360,10 @@ DLC_FUZZ_NO_COVERAGE Built build_tensor(const TensorInput& in, bool versioned,
     data = data_block + in.misalign - g.min_offset * static_cast<int64_t>(g.element_bytes);
     b.data_backed = true;
     if (fill) {
-      const uint8_t* origin = data + byte_offset;
-      b.digest = dlc_digest_init();
+      b.digest = dlc::geo::digest(g, in.ndim, shape,
+                                  strides_given && !g.packed_subbyte ? strides : nullptr,
+                                  data + byte_offset, &b.elements);
       b.digest_known = true;
-      if (g.packed) {
-        b.digest = dlc_digest_update(b.digest, origin, g.storage_bytes);
-        b.elements = g.storage_bytes;
-      } else {
-        b.elements = g.numel;
-        walk(in, strides_given, g, [&](int64_t offset) {
-          b.digest = dlc_digest_update(
-              b.digest, origin + offset * static_cast<int64_t>(g.element_bytes), g.element_bytes);
-        });
-      }
     }
   } else if (in.layout & kDataNull) {
     data = nullptr;
@@ -471,22 +379,22 @@ DLC_FUZZ_NO_COVERAGE Built build_tensor(const TensorInput& in, bool versioned,
   t.ndim = in.ndim;
   t.dtype = in.dtype;
   t.byte_offset = byte_offset;
-  const size_t dims = in.ndim > 0 ? static_cast<size_t>(in.ndim) : 0;
   if (!(in.layout & kShapeNull)) {
     t.shape = static_cast<int64_t*>(keep(arena.alloc(8 * dims, 8, DLC_ALLOC_SHAPE)));
-    for (size_t i = 0; i < dims; ++i) t.shape[i] = in.extent(static_cast<int64_t>(i));
+    if (dims > 0) std::memcpy(t.shape, shape, 8 * dims);
   }
   if (strides_given) {
     t.strides = static_cast<int64_t*>(keep(arena.alloc(8 * dims, 8, DLC_ALLOC_STRIDES)));
-    for (size_t i = 0; i < dims; ++i) t.strides[i] = in.stride(static_cast<int64_t>(i));
+    if (dims > 0) std::memcpy(t.strides, strides, 8 * dims);
   }
   b.deleter_null = (in.layout & kDeleterNull) != 0;
+  dlc::abi::StructKind kind = dlc::abi::StructKind::legacy;
   if (versioned && in.version.major != consumer_major) {
-    FrozenHead head{in.version, nullptr,
-                    b.deleter_null ? nullptr : versioned_deleter()};
+    dlc::abi::FrozenHead head{in.version, nullptr, b.deleter_null ? nullptr : versioned_deleter()};
     void* m = keep(arena.alloc(sizeof head, 8, DLC_ALLOC_STRUCT));
     std::memcpy(m, &head, sizeof head);
     b.managed = m;
+    kind = dlc::abi::StructKind::foreign_major;
   } else if (versioned) {
     auto* m = static_cast<dlc::abi::ManagedTensorVersioned*>(
         keep(arena.alloc(sizeof(dlc::abi::ManagedTensorVersioned), 8, DLC_ALLOC_STRUCT)));
@@ -496,6 +404,7 @@ DLC_FUZZ_NO_COVERAGE Built build_tensor(const TensorInput& in, bool versioned,
     m->flags = in.flags;
     m->dl_tensor = t;
     b.managed = m;
+    kind = dlc::abi::StructKind::versioned;
   } else {
     auto* m = static_cast<dlc::abi::ManagedTensor*>(
         keep(arena.alloc(sizeof(dlc::abi::ManagedTensor), 8, DLC_ALLOC_STRUCT)));
@@ -504,6 +413,7 @@ DLC_FUZZ_NO_COVERAGE Built build_tensor(const TensorInput& in, bool versioned,
     m->deleter = b.deleter_null ? nullptr : legacy_deleter();
     b.managed = m;
   }
+  arena.tag_struct(b.managed, kind);
   if (versioned && (in.flags & dlc::abi::kFlagReadOnly) && data_block != nullptr) {
     arena.protect_read_only(data_block);  // FLAG-1: a write faults
   }
@@ -514,65 +424,52 @@ DLC_FUZZ_NO_COVERAGE Built build_tensor(const TensorInput& in, bool versioned,
 
 Outcome run_consumer(const dlc::LoadedPlugin& consumer, Built& built) {
   Outcome out;
-  const std::string who = label(consumer);
+  const char* who = label(consumer);
   const char* const offered = built.handoff.name;
   DLCRequest request{};
   request.has_max_version = consumer.table->has_max_version;
   request.max_version = consumer.table->max_version;
   request.copy = -1;
-  set_phase("consume()", who);
-  out.rc = consumer.table->consume(consumer.state, &built.handoff, &request, &out.obs, out.error,
-                                   sizeof out.error);
-  set_phase("release()", who);
-  if (consumer.table->release != nullptr) consumer.table->release(consumer.state);
-  set_phase("the fuzzer", who);
+  {
+    dlc::ScopedPhase phase("consume()", who, dlc::Party::consumer);
+    out.rc = consumer.table->consume(consumer.state, &built.handoff, &request, &out.obs, out.error,
+                                     sizeof out.error);
+  }
+  if (consumer.table->release != nullptr) {
+    dlc::ScopedPhase phase("release()", who, dlc::Party::consumer);
+    consumer.table->release(consumer.state);
+  }
   out.error[sizeof out.error - 1] = '\0';
-
   const char* name = built.handoff.name;
   out.taken = name != nullptr && std::strncmp(name, "used_", 5) == 0;
-  if (out.taken && std::strcmp(name + 5, offered) != 0) {
-    die("LIFE-1", std::string("capsule ") + offered + " renamed to " + name + " by plugin " + who +
-                      " (expected used_" + offered + ")");
-  }
-  if (!out.taken && name != offered && (name == nullptr || std::strcmp(name, offered) != 0)) {
-    die("LIFE-1", std::string("capsule ") + offered + " renamed to " + (name ? name : "NULL") +
-                      " by plugin " + who + " (expected used_" + offered + " or no change)");
-  }
-  if (!out.taken && out.rc == DLC_OK) {
-    die("LIFE-1", "consume() of plugin " + who + " imported the tensor but left the capsule named " +
-                      offered + " (a consumer that takes a tensor renames it to used_" + offered +
-                      ")");
-  }
-  if (out.rc == DLC_OK && built.digest_known && !out.obs.data_not_read &&
-      (out.obs.digest != built.digest || out.obs.elements_read != built.elements)) {
-    die("LAY-4", "wrong data: consume() of plugin " + who + " imported the tensor but read " +
-                     std::to_string(out.obs.elements_read) + " elements with digest " +
-                     std::to_string(out.obs.digest) + "; expected " +
-                     std::to_string(built.elements) + " with digest " +
-                     std::to_string(built.digest) +
-                     " (byte_offset, strides or lanes misread?)");
-  }
-  if (built.deleter_null) return out;  // LIFE-4: nothing to call, and a call of NULL faulted
-  const uint32_t calls = host().ledger.calls(built.managed);
-  if (host().ledger.stray_calls() > 0) {
-    die("LIFE-3", std::string("deleter called on a pointer the fuzzer never handed out, from ") +
-                      g_delete_where[0] + " of plugin " + who);
-  }
-  if (calls > 1) {
-    die("LIFE-3", std::string("deleter called ") + (calls == 2 ? "twice" : "more than twice") +
-                      ": first call from " + g_delete_where[0] + ", second call from " +
-                      g_delete_where[1] + " of plugin " + who);
-  }
-  if (out.taken && calls == 0) {
-    die("LIFE-3", "deleter never called by plugin " + who + ", which took the tensor (" +
-                      (out.rc == DLC_OK ? std::string("imported it")
-                                        : std::string("refused it: ") + out.error) +
-                      ")");
-  }
-  if (!out.taken && calls != 0) {
-    die("LIFE-1", std::string("deleter called from ") + g_delete_where[0] + " of plugin " + who +
-                      ", which never took the tensor (the capsule is still named " + offered + ")");
-  }
+
+  const dlc::DeleterLedger& ledger = host().ledger;
+  const dlc::DeleterLedger::Entry* entry = ledger.find(built.managed);
+  dlc::LifecycleFacts lf;
+  lf.offered_name = offered;
+  lf.name_after = name;
+  lf.imported = out.rc == DLC_OK;
+  lf.consumer_error = out.error;
+  lf.deleter_expected = !built.deleter_null;
+  lf.consumer_calls = entry != nullptr ? entry->calls : 0;
+  lf.first_call_where = entry != nullptr ? entry->where[0] : nullptr;
+  lf.second_call_where = entry != nullptr ? entry->where[1] : nullptr;
+  lf.stray_calls = ledger.stray_calls();
+  lf.stray_where = ledger.stray_where();
+  lf.consumer_label = who;
+  dlc::Finding f;
+  dlc::judge_lifecycle(lf, &f);
+  if (f.fails()) die(f);
+  dlc::ImportFacts imp;
+  imp.rc = out.rc;
+  imp.consumer_error = out.error;
+  imp.observation = &out.obs;
+  imp.digest_known = built.digest_known;
+  imp.digest = built.digest;
+  imp.elements = built.elements;
+  imp.consumer_label = who;
+  dlc::judge_import(imp, &f);
+  if (f.fails()) die(f);
   return out;
 }
 

@@ -1,13 +1,16 @@
-// What every dlconform fuzz target shares: finding plugins, the fault handler that names the
-// buffer a consumer overran, the guarded layout of a TensorInput, and the hand-off to a consumer
-// with its deleter ledger checks. Findings are printed in words first, then abort() or the
-// re-raised signal lets libFuzzer (or the replay main) record the crash.
+// What every dlconform fuzz target shares: finding plugins, the fault handler, the guarded layout
+// of a TensorInput, and the hand-off to a consumer. Every verdict comes from the judge
+// (harness/judge), so a defect gets the same class and rule here as in the matrix. A finding is
+// printed in words first ("dlconform fuzz: <class> [<rule>]: <words>"), then the input and the
+// command that replays it; abort() or the re-raised signal then lets libFuzzer (or the replay
+// main) record the crash.
 #pragma once
 
 #include <cstdint>
 #include <string>
 
 #include "dlconform/plugin.h"
+#include "finding.h"
 #include "host.h"
 #include "plugin_loader.h"
 #include "tensor_input.hpp"
@@ -19,11 +22,11 @@ dlc::HostState& host();
 
 // "dlc-<name>.so" of a built-in plugin, looked up in $DLCONFORM_PLUGIN_DIR, then a
 // dlconform-plugins folder next to the executable (an OSS-Fuzz $OUT), then the build tree's
-// consumers/, consumers/zoo/ and producers/ (or the installed plugin folder). Exits with status 2
+// consumers/, consumers/zoo/ and producers/ (or the installed plugin folder). Exits with status 1
 // and one line naming the folders searched when there is none.
 std::string builtin_plugin_path(const std::string& name);
 
-// Loads `path` and calls create(); on failure prints why and exits with status 2 (a set-up
+// Loads `path` and calls create(); on failure prints why and exits with status 1 (a set-up
 // error, not a finding).
 dlc::LoadedPlugin load_or_exit(const std::string& path, uint32_t role);
 
@@ -35,23 +38,23 @@ std::string adapter_beside_executable();
 // else the adapter beside the executable, else `default_name`.
 dlc::LoadedPlugin load_consumer_under_test(const char* default_name);
 
-// "planted-oob-shape@v1.3".
-std::string label(const dlc::LoadedPlugin& plugin);
+// "planted-oob-shape@v1.3", kept for the life of the process (the phase points at it).
+const char* label(const dlc::LoadedPlugin& plugin);
 
-// Where control is, for the words of a finding: `where` is a static string such as "consume()",
-// `plugin` the label of the plugin running it.
-void set_phase(const char* where, const std::string& plugin);
-
-// SIGSEGV/SIGBUS: classify the address with the arena, print the words, then hand the signal on
-// to whoever handled it before (libFuzzer's crash dump) or die. Call from every input: only the
-// first call installs (after libFuzzer has installed its own handlers, so ours runs first).
+// SIGSEGV/SIGBUS: judge the fault, print the words, then hand the signal on to whoever handled
+// it before (libFuzzer's crash dump) or die. Call from every input: only the first call installs
+// (after libFuzzer has installed its own handlers, so ours runs first).
 void install_fault_handler();
 
 // The input being run, for the words of a finding.
 void set_current_input(const TensorInput* in, bool versioned);
 
-// Prints "dlconform fuzz: <what> [<rule>]" and the current input, then aborts.
-[[noreturn]] void die(const char* rule, const std::string& what);
+// Prints the finding and the current input, then aborts.
+[[noreturn]] void die(const dlc::Finding& finding);
+
+// The rule a fuzz input exercises, for findings that carry their case's rule (a rejected valid
+// tensor): the same rule the matrix's catalogue gives a tensor of that shape.
+dlc::Rule rule_exercised(const TensorInput& in);
 
 // A TensorInput laid out in exact-size guarded blocks.
 struct Built {
@@ -84,10 +87,9 @@ struct Outcome {
   char error[512] = {};
 };
 
-// Hands `built` to `consumer` (consume, then release), then checks LIFE-1 and LIFE-3 against
-// the ledger: the capsule renamed when taken, the deleter called exactly once by a consumer that
-// took the tensor, and never by one that did not; and, when the consumer imported a host tensor
-// whose digest is known, that it read the producer's values (LAY-4). Dies in words on a violation.
+// Hands `built` to `consumer` (consume, then release), then has the judge check the lifecycle
+// (LIFE-1, LIFE-3) and, when the consumer imported a host tensor whose digest is known, the data
+// (LAY-4). Dies in words on a finding.
 Outcome run_consumer(const dlc::LoadedPlugin& consumer, Built& built);
 
 // The body of both import targets: decode, lay out as a versioned or a legacy struct, hand to

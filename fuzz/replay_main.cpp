@@ -34,7 +34,7 @@ int main(int argc, char** argv) {
       files.push_back(argv[i]);
     } else {
       std::fprintf(stderr, "replay: %s: no such file or folder\n", argv[i]);
-      return 2;
+      return 1;
     }
   }
   std::sort(files.begin(), files.end());
@@ -45,18 +45,18 @@ int main(int argc, char** argv) {
     std::ifstream in(file, std::ios::binary);
     if (!in) {
       std::fprintf(stderr, "replay: cannot read corpus file %s\n", file.c_str());
-      return 2;
+      return 1;
     }
     inputs.emplace_back((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     if (in.bad()) {
       std::fprintf(stderr, "replay: cannot read corpus file %s\n", file.c_str());
-      return 2;
+      return 1;
     }
     if (dlc_fuzz_max_input_bytes != nullptr && inputs.back().size() > dlc_fuzz_max_input_bytes()) {
       std::fprintf(stderr,
                    "replay: malformed corpus file %s: expected at most %zu bytes but found %zu\n",
                    file.c_str(), dlc_fuzz_max_input_bytes(), inputs.back().size());
-      return 2;
+      return 1;
     }
   }
   std::printf("1..%zu\n", files.size());

@@ -8,7 +8,7 @@
 #include <cstring>
 
 #include "dlconform/plugin.h"
-#include "fill.hpp"
+#include "geometry.hpp"
 
 // The version of the header this translation unit sees (VER-1: producers report it).
 #if defined(DLPACK_MAJOR_VERSION)
@@ -22,6 +22,23 @@
 namespace dlc_mock {
 
 inline const DLCHost* g_host = nullptr;
+
+// The mocks make anything they are asked for, valid or not (DLC_FEATURE_TEST_LAYOUTS), of any
+// dtype and device; their consumers read host memory of any dtype and layout, up to 16 dims.
+inline constexpr DLCProfile kMockProfile = {
+    sizeof(DLCProfile), nullptr, 0, nullptr, 0,
+    DLC_STRIDES_POSITIVE | DLC_STRIDES_NEGATIVE | DLC_STRIDES_ZERO | DLC_STRIDES_OVERLAPPING,
+    DLC_FEATURE_READ_ONLY | DLC_FEATURE_ZERO_DIM | DLC_FEATURE_ZERO_SIZE | DLC_FEATURE_COPY |
+        DLC_FEATURE_MISALIGNED | DLC_FEATURE_TEST_LAYOUTS | DLC_FEATURE_EVERY_DTYPE |
+        DLC_FEATURE_EVERY_DEVICE,
+    DLC_MAX_NDIM, {0, 0}};
+inline constexpr int32_t kCpuOnly[] = {1};
+inline constexpr DLCProfile kMockConsumerProfile = {
+    sizeof(DLCProfile), nullptr, 0, kCpuOnly, 1,
+    DLC_STRIDES_POSITIVE | DLC_STRIDES_NEGATIVE | DLC_STRIDES_ZERO | DLC_STRIDES_OVERLAPPING,
+    DLC_FEATURE_READ_ONLY | DLC_FEATURE_ZERO_DIM | DLC_FEATURE_ZERO_SIZE | DLC_FEATURE_MISALIGNED |
+        DLC_FEATURE_EVERY_DTYPE,
+    16, {0, 0}};
 
 inline void set_error(char* err, size_t err_len, const char* text) {
   if (err != nullptr && err_len > 0) std::snprintf(err, err_len, "%s", text);
@@ -59,11 +76,12 @@ inline void release_owned(Owned* owned) {
 // `allow_null_strides` is false for producers of DLPack >= 1.2 (LAY-5).
 inline int build_dltensor(const DLCTensorSpec& spec, DLTensor* t, Owned* owned,
                           bool allow_null_strides, char* err, size_t err_len) {
-  if (spec.ndim < 0 || spec.ndim > 32) {
+  if (spec.ndim < 0 || spec.ndim > DLC_MAX_NDIM) {
     set_error(err, err_len, "expected 0 <= ndim <= 32 in the request but found more");
     return DLC_ERR_INVALID;
   }
-  const dlc_fill::Geometry g = dlc_fill::geometry(spec);
+  const dlc::geo::SpecGeometry sg = dlc::geo::geometry(spec);
+  const dlc::geo::Geometry& g = sg.g;
   t->ndim = spec.ndim;
   t->dtype.code = spec.dtype.code;
   t->dtype.bits = spec.dtype.bits;
@@ -87,7 +105,7 @@ inline int build_dltensor(const DLCTensorSpec& spec, DLTensor* t, Owned* owned,
     t->strides = static_cast<int64_t*>(take(owned, dims_bytes, 8, DLC_ALLOC_STRIDES));
     if (t->strides == nullptr) return DLC_ERR_INTERNAL;
     for (int i = 0; i < spec.ndim; ++i) {
-      t->strides[i] = g.valid ? g.strides[i] : (spec.has_strides ? spec.strides[i] : 1);
+      t->strides[i] = g.valid ? sg.strides[i] : (spec.has_strides ? spec.strides[i] : 1);
     }
   }
   if (!g.valid) {
@@ -99,8 +117,10 @@ inline int build_dltensor(const DLCTensorSpec& spec, DLTensor* t, Owned* owned,
     t->data = nullptr;  // LAY-7
     return DLC_OK;
   }
+  // The storage: byte_offset bytes before the lowest element, the elements, pad_after bytes
+  // after the highest (a window into a larger buffer).
   const int64_t lead = (-g.min_offset) * static_cast<int64_t>(g.element_bytes);
-  const size_t body = static_cast<size_t>(spec.byte_offset + g.storage_bytes);
+  const size_t body = static_cast<size_t>(spec.byte_offset + g.storage_bytes + spec.pad_after);
   if (spec.device.device_type != 1) {
     // Not host memory: a pointer that faults on any host access (DEV-3).
     t->data = g_host->device_poison(g_host->ctx, body + 256);
@@ -111,9 +131,15 @@ inline int build_dltensor(const DLCTensorSpec& spec, DLTensor* t, Owned* owned,
   const size_t padded = (body + spec.misalign + 255) / 256 * 256;
   uint8_t* block = static_cast<uint8_t*>(take(owned, padded, 256, DLC_ALLOC_DATA));
   if (block == nullptr) return DLC_ERR_INTERNAL;
-  uint8_t* data = block + spec.misalign;
-  dlc_fill::fill(spec, g, data + spec.byte_offset + lead);
-  t->data = data + lead;
+  uint8_t* storage = block + spec.misalign;
+  const int64_t* given = spec.has_strides ? spec.strides : nullptr;
+  dlc::geo::fill(g, spec.ndim, spec.shape, given, spec.fill_seed, storage + spec.byte_offset + lead);
+  if (spec.options & DLC_SPEC_DATA_AT_STORAGE_START) {
+    t->data = storage;  // the whole distance to the first element is byte_offset (LAY-4)
+    t->byte_offset = spec.byte_offset + static_cast<uint64_t>(lead);
+  } else {
+    t->data = storage + lead;
+  }
   if (spec.options & DLC_SPEC_READ_ONLY) g_host->protect_read_only(g_host->ctx, block);
   return DLC_OK;
 }

@@ -4,12 +4,16 @@
 //                Built against a >= 1.0 header it is the soft-updated S2 producer.
 //   versioned  - negotiates (VER-4): legacy struct for a legacy caller or a 0.x max_version,
 //                DLManagedTensorVersioned with its own version otherwise.
-//   future_major - claims version 2.0; only version, manager_ctx and deleter exist (LAY-3): the
-//                struct ends there, against a guard page.
+//   future_major - a producer of DLPack 2.0; only version, manager_ctx and deleter exist (LAY-3):
+//                the struct ends there, against a guard page. It serves callers of major 2 and
+//                refuses every other one with BufferError (VER-4); raw exchanges hand its struct
+//                to any reader, which must refuse it touching only the deleter (VER-2).
 //   future_minor - claims version 1.99 with a v1.3 layout (VER-3).
-// Planted bugs (DLC_BUG): null_strides (emits NULL strides at >= 1.2, LAY-5),
-// versioned_to_legacy (hands a versioned struct to a legacy caller, VER-4) and no_is_copied
-// (copies for copy=True but does not set IS_COPIED, FLAG-2).
+// Both declare the version they emit in their profile (VER-1).
+// Planted bugs (DLC_BUG, declared in harness/plan/planted_bugs.tsv): null_strides (emits NULL
+// strides at >= 1.2, LAY-5), versioned_to_legacy (hands a versioned struct to a legacy caller,
+// VER-4), no_is_copied (copies for copy=True but does not set IS_COPIED, FLAG-2) and
+// ignores_max_version (a major-2 producer that answers every caller with its 2.0 struct, VER-4).
 #include "mock_common.hpp"
 
 #define DLC_KIND_legacy 1
@@ -24,6 +28,7 @@
 #define DLC_BUG_null_strides 1
 #define DLC_BUG_versioned_to_legacy 2
 #define DLC_BUG_no_is_copied 3
+#define DLC_BUG_ignores_max_version 4
 #ifndef DLC_BUG
 #define DLC_BUG none
 #endif
@@ -158,13 +163,14 @@ int produce(void*, const DLCRequest* request, DLCHandoff* out, char* err, size_t
 #else
   if (request->raw) return make_versioned(*request, out, err, err_len);
   const bool legacy_caller = !request->has_max_version || request->max_version.major < 1;
-#if DLC_BUG_ID == DLC_BUG_versioned_to_legacy
+#if DLC_BUG_ID == DLC_BUG_versioned_to_legacy || DLC_BUG_ID == DLC_BUG_ignores_max_version
   (void)legacy_caller;
   return make_versioned(*request, out, err, err_len);
 #else
   if (legacy_caller && kMajor == 1) return make_legacy(*request, out, err, err_len);
-  if (legacy_caller) {
-    set_error(err, err_len, "cannot export a major-2 tensor to a legacy caller (VER-4)");
+  if (legacy_caller || request->max_version.major < kMajor) {
+    // Nothing of this major is readable by an older caller, and no legacy struct is kept.
+    set_error(err, err_len, "cannot export a tensor of DLPack 2 to a caller of an older major (VER-4)");
     return DLC_ERR_BUFFER;
   }
   return make_versioned(*request, out, err, err_len);
@@ -180,6 +186,17 @@ int create(const DLCHost* host, void** state, char*, size_t) {
 
 #define DLC_STR2(x) #x
 #define DLC_STR(x) DLC_STR2(x)
+
+#if DLC_KIND == DLC_KIND_legacy
+constexpr DLCVersion kEmits{0, 0};
+#else
+constexpr DLCVersion kEmits{kMajor, kMinor};
+#endif
+constexpr DLCProfile kProfile = [] {
+  DLCProfile p = dlc_mock::kMockProfile;
+  p.emits_version = kEmits;
+  return p;
+}();
 
 const DLCPlugin kPlugin = {
     {DLCONFORM_PLUGIN_ABI_VERSION, sizeof(DLCPlugin), nullptr},
@@ -199,6 +216,7 @@ const DLCPlugin kPlugin = {
     produce,
     nullptr,
     nullptr,
+    &kProfile,
 };
 
 }  // namespace

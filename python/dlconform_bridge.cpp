@@ -20,9 +20,8 @@
 #include <string>
 #include <unordered_map>
 
-#include "cases.h"
-#include "exchange.h"
-#include "fill.hpp"
+#include "abi.h"
+#include "catalogue.h"
 #include "host.h"
 #include "plugin_loader.h"
 #include "validate.h"
@@ -31,10 +30,7 @@ namespace {
 
 // One host for the life of the process: frameworks may delete tensors late (LIFE-7), so the
 // arena is never reset under them.
-dlc::HostState& host() {
-  static dlc::HostState* state = new dlc::HostState();
-  return *state;
-}
+dlc::HostState& host() { return dlc::process_host(); }
 
 // What became of each capsule we handed out, keyed by the managed struct it carried.
 struct CapsuleFate {
@@ -198,11 +194,9 @@ PyObject* mock_capsule_renamed(MockTensor* self, PyObject*) {
 }
 
 PyObject* mock_expected(MockTensor* self, PyObject*) {
-  uint64_t count = 0;
-  const uint64_t digest =
-      dlc_fill::expected_digest(dlc::tensor_catalogue()[self->tensor_index].spec, &count);
-  return Py_BuildValue("(KK)", static_cast<unsigned long long>(digest),
-                       static_cast<unsigned long long>(count));
+  const dlc::TensorCase& t = dlc::tensor_catalogue()[self->tensor_index];
+  return Py_BuildValue("(KK)", static_cast<unsigned long long>(t.digest),
+                       static_cast<unsigned long long>(t.elements));
 }
 
 PyMethodDef mock_methods[] = {
@@ -232,8 +226,10 @@ PyType_Spec mock_spec = {"_dlconform.MockTensor", sizeof(MockTensor), 0, Py_TPFL
 
 PyObject* violations_list(const dlc::ValidateResult& r) {
   PyObject* list = PyList_New(0);
-  for (const dlc::Violation& v : r.violations) {
-    PyObject* item = Py_BuildValue("(sss)", v.rule, dlc::to_string(v.severity), v.message.c_str());
+  for (int i = 0; i < r.count; ++i) {
+    const dlc::Violation& v = r.violations[i];
+    PyObject* item = Py_BuildValue("(sss)", dlc::id_of(v.rule), dlc::to_string(v.severity()),
+                                   v.message);
     PyList_Append(list, item);
     Py_DECREF(item);
   }
@@ -305,7 +301,8 @@ PyObject* consume(PyObject*, PyObject* args, PyObject* kwargs) {
   options.level = dlc::Level::full;
   options.consumer_version = {1, 3};
   const DLCHandoff handoff{versioned ? "dltensor_versioned" : "dltensor", pointer};
-  const dlc::ValidateResult r = dlc::validate(handoff, options);
+  dlc::ValidateResult r;
+  dlc::validate(handoff, options, &r);
   const DLCObservation& o = r.observation;
   PyObject* shape = PyTuple_New(o.ndim > 0 && o.ndim <= 32 ? o.ndim : 0);
   PyObject* strides = PyTuple_New(o.ndim > 0 && o.ndim <= 32 && o.has_strides ? o.ndim : 0);
@@ -334,9 +331,9 @@ PyObject* consume(PyObject*, PyObject* args, PyObject* kwargs) {
 PyObject* tensor_names(PyObject*, PyObject*) {
   PyObject* list = PyList_New(0);
   for (const dlc::TensorCase& t : dlc::tensor_catalogue()) {
-    PyObject* item = Py_BuildValue("(sssi)", t.name.c_str(), t.rule,
-                                   t.must_accept ? "must-accept" : "may-refuse",
-                                   t.spec.device.device_type);
+    const bool valid = dlc::valid_for(t, DLCVersion{1, 3}, DLC_MAX_NDIM);
+    PyObject* item = Py_BuildValue("(sssi)", t.name.c_str(), dlc::id_of(t.rule),
+                                   valid ? "valid" : "invalid", t.spec.device.device_type);
     PyList_Append(list, item);
     Py_DECREF(item);
   }

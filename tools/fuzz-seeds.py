@@ -3,7 +3,11 @@
 
 The tensor targets read a TensorInput (fuzz/tensor_input.hpp): fields taken from the END of the
 input, most stored as a difference from a valid float32 CPU scalar of DLPack 1.3, so that missing
-bytes read as that default. encode() mirrors dlc_fuzz::encode (FuzzWriter) exactly."""
+bytes read as that default. encode() mirrors dlc_fuzz::encode (FuzzWriter) exactly; the test
+fuzz-input-roundtrip checks that the C++ decoder reads what this writes.
+
+  tools/fuzz-seeds.py [CORPUS_DIR]     (default: corpus/ of this checkout)"""
+import argparse
 import os
 import struct
 import sys
@@ -125,4 +129,17 @@ def record_as_legacy(data):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "corpus"))
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("corpus", nargs="?",
+                        default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "corpus"),
+                        help="the corpus folder to write corpus/<target>/seeds/ into")
+    parser.add_argument("--print", metavar="SEED", help="print the bytes of one seed as hex and exit")
+    args = parser.parse_args()
+    if args.print:
+        data = SEEDS.get(args.print, NEGOTIATION.get(args.print))
+        if data is None:
+            sys.exit(f"fuzz-seeds.py: expected a seed name such as compact_f32_8x8 but found "
+                     f"'{args.print}'")
+        print(data.hex())
+        sys.exit(0)
+    main(args.corpus)

@@ -90,6 +90,7 @@ const DLCPlugin kPlugin = {
     nullptr,
     consume,
     release,
+    nullptr,
 };
 
 }  // namespace

@@ -18,7 +18,6 @@
 #include <sstream>
 
 #include "dlc_layout_config.h"
-#include "report/report.h"
 #include "shell_quote.h"
 
 namespace dlc {
@@ -404,12 +403,6 @@ PairReport classify(const HeaderFacts& from, const HeaderFacts& to) {
   return p;
 }
 
-namespace {
-
-constexpr const char* kUsage =
-    "usage: dlconform layout [--header PATH]... [--json FILE] [--markdown FILE] [--cc CC] "
-    "[--cxx CXX] [--quiet]\n";
-
 std::vector<std::pair<std::string, std::string>> builtin_headers() {
   std::vector<std::pair<std::string, std::string>> out;
   std::istringstream in(DLC_LAYOUT_BUILTIN);
@@ -427,225 +420,18 @@ std::vector<std::pair<std::string, std::string>> builtin_headers() {
   return out;
 }
 
-
-std::string render_json(const std::vector<HeaderFacts>& headers,
-                        const std::vector<PairReport>& pairs) {
-  std::ostringstream o;
-  o << "{\n  \"headers\": [\n";
-  for (size_t i = 0; i < headers.size(); ++i) {
-    const HeaderFacts& h = headers[i];
-    o << "    {\"label\": " << json_string(h.label) << ", \"path\": " << json_string(h.path)
-      << ", \"compiles_c\": " << (h.compiles_c ? "true" : "false")
-      << ", \"compiles_cxx\": " << (h.compiles_cxx ? "true" : "false")
-      << ", \"error\": " << json_string(h.error) << ", \"facts\": {";
-    bool first = true;
-    for (const auto& [key, value] : h.facts) {
-      o << (first ? "" : ", ") << json_string(key) << ": " << value;
-      first = false;
-    }
-    o << "}}" << (i + 1 < headers.size() ? "," : "") << "\n";
+bool device_enum_key(const std::string& key) {
+  for (const char* e : kDevices) {
+    if (key == std::string("enum.") + e) return true;
   }
-  o << "  ],\n  \"pairs\": [\n";
-  for (size_t i = 0; i < pairs.size(); ++i) {
-    const PairReport& p = pairs[i];
-    o << "    {\"from\": " << json_string(p.from) << ", \"to\": " << json_string(p.to)
-      << ", \"class\": \"" << to_string(p.cls) << "\", \"reasons\": [";
-    for (size_t k = 0; k < p.reasons.size(); ++k) o << (k ? ", " : "") << json_string(p.reasons[k]);
-    o << "]}" << (i + 1 < pairs.size() ? "," : "") << "\n";
-  }
-  o << "  ]\n}\n";
-  return o.str();
+  return false;
 }
 
-std::string fact(const HeaderFacts& h, const std::string& key) {
-  const auto it = h.facts.find(key);
-  return it == h.facts.end() ? "—" : std::to_string(it->second);
-}
-
-const char* pair_symbol(PairClass c) {
-  switch (c) {
-    case PairClass::identical:
-      return "=";
-    case PairClass::compatible_additions:
-      return "+";
-    case PairClass::layout_break:
-      return "**L**";
-    case PairClass::source_break:
-      return "S";
-    case PairClass::error:
-      return "!";
+bool dtype_enum_key(const std::string& key) {
+  for (const char* e : kCodes) {
+    if (key == std::string("enum.") + e) return true;
   }
-  return "?";
-}
-
-std::string render_markdown(const std::vector<HeaderFacts>& headers,
-                            const std::vector<PairReport>& pairs) {
-  std::ostringstream o;
-  o << "# DLPack header layouts\n\n| header | C | C++ | DLTensor | DLManagedTensor (deleter at) "
-       "| DLManagedTensorVersioned (dl_tensor at) | device types | dtype codes |\n"
-       "|---|:-:|:-:|--:|--:|--:|--:|--:|\n";
-  for (const HeaderFacts& h : headers) {
-    size_t devices = 0, codes = 0;
-    for (const char* e : kDevices) devices += h.facts.count(std::string("enum.") + e);
-    for (const char* e : kCodes) codes += h.facts.count(std::string("enum.") + e);
-    o << "| " << h.label << " | " << (h.compiles_c ? "yes" : "no") << " | "
-      << (h.compiles_cxx ? "yes" : "no") << " | " << fact(h, "size.DLTensor") << " | "
-      << fact(h, "size.DLManagedTensor") << " (" << fact(h, "offset.DLManagedTensor.deleter")
-      << ") | " << fact(h, "size.DLManagedTensorVersioned") << " ("
-      << fact(h, "offset.DLManagedTensorVersioned.dl_tensor") << ") | " << devices << " | " << codes
-      << " |\n";
-  }
-  o << "\n## Pairs (row: older, column: newer)\n\n`=` identical · `+` compatible additions · "
-       "**L** layout break · `S` source break · `!` not probed\n\n|  |";
-  for (const HeaderFacts& h : headers) o << " " << h.label << " |";
-  o << "\n|---|";
-  for (size_t i = 0; i < headers.size(); ++i) o << ":-:|";
-  o << "\n";
-  for (const HeaderFacts& a : headers) {
-    o << "| **" << a.label << "** |";
-    for (const HeaderFacts& b : headers) {
-      if (&a == &b) {
-        o << "  |";
-        continue;
-      }
-      for (const PairReport& p : pairs) {
-        if (p.from == a.label && p.to == b.label) o << " " << pair_symbol(p.cls) << " |";
-      }
-    }
-    o << "\n";
-  }
-  o << "\n## Breaks\n\n";
-  for (const PairReport& p : pairs) {
-    if (p.cls != PairClass::layout_break && p.cls != PairClass::source_break) continue;
-    o << "- **" << p.from << " → " << p.to << "** (" << to_string(p.cls)
-      << "): " << p.reasons.front();
-    if (p.reasons.size() > 1) o << " (+" << p.reasons.size() - 1 << " more)";
-    o << "\n";
-  }
-  return o.str();
-}
-
-int run_layout(int argc, char** argv) {
-  std::vector<std::pair<std::string, std::string>> user;
-  std::string json, markdown;
-  const char* env_cc = std::getenv("CC");
-  const char* env_cxx = std::getenv("CXX");
-  std::string cc = env_cc ? env_cc : "cc", cxx = env_cxx ? env_cxx : "c++";
-  bool quiet = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--header" || arg == "--json" || arg == "--markdown" || arg == "--cc" ||
-        arg == "--cxx") {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "dlconform layout: option %s needs a value\n%s", arg.c_str(), kUsage);
-        return 3;
-      }
-      const std::string v = argv[++i];
-      if (arg == "--header") user.emplace_back(v, v);
-      if (arg == "--json") json = v;
-      if (arg == "--markdown") markdown = v;
-      if (arg == "--cc") cc = v;
-      if (arg == "--cxx") cxx = v;
-    } else if (arg == "--quiet") {
-      quiet = true;
-    } else if (arg == "--help" || arg == "-h") {
-      std::fputs(kUsage, stdout);
-      return 0;
-    } else {
-      std::fprintf(stderr, "dlconform layout: unknown option '%s'\n%s", arg.c_str(), kUsage);
-      return 3;
-    }
-  }
-  for (const std::string* path : {&json, &markdown}) {
-    std::string error;
-    if (!path->empty() && !write_file_atomic(*path + ".probe", "", &error)) {
-      std::fprintf(stderr, "dlconform layout: %s\n", error.c_str());
-      return 1;
-    }
-    if (!path->empty()) std::remove((*path + ".probe").c_str());
-  }
-  std::vector<std::pair<std::string, std::string>> all = builtin_headers();
-  all.insert(all.end(), user.begin(), user.end());
-  std::vector<std::future<HeaderFacts>> jobs;
-  for (const auto& [label, path] : all) {
-    jobs.push_back(std::async(std::launch::async, probe_header, label, path, cc, cxx));
-  }
-  std::vector<HeaderFacts> headers;
-  for (auto& j : jobs) headers.push_back(j.get());
-  // A header that cannot be probed stops the run before any report is written: a report that
-  // silently lacks the header a user asked about would read as a clean bill of health.
-  for (const HeaderFacts& h : headers) {
-    if (!h.error.empty()) {
-      std::fprintf(stderr, "dlconform layout: %s: %s\n", h.path.c_str(), h.error.c_str());
-      return 2;
-    }
-  }
-  std::vector<PairReport> pairs;
-  for (const HeaderFacts& a : headers) {
-    for (const HeaderFacts& b : headers) {
-      if (&a != &b) pairs.push_back(classify(a, b));
-    }
-  }
-  for (const auto& [path, text] : {std::make_pair(json, render_json(headers, pairs)),
-                                   std::make_pair(markdown, render_markdown(headers, pairs))}) {
-    std::string error;
-    if (!path.empty() && !write_file_atomic(path, text, &error)) {
-      std::fprintf(stderr, "dlconform layout: %s\n", error.c_str());
-      return 1;
-    }
-  }
-  if (!quiet) {
-    std::printf("dlconform layout: %zu headers probed as C and C++\n", headers.size());
-    std::printf("  %-28s %-4s %-4s %9s %16s %17s\n", "header", "C", "C++", "DLTensor",
-                "DLManagedTensor", "...Versioned");
-    for (const HeaderFacts& h : headers) {
-      std::printf("  %-28s %-4s %-4s %9s %16s %17s\n", h.label.substr(0, 28).c_str(),
-                  h.compiles_c ? "yes" : "no", h.compiles_cxx ? "yes" : "no",
-                  fact(h, "size.DLTensor").c_str(), fact(h, "size.DLManagedTensor").c_str(),
-                  fact(h, "size.DLManagedTensorVersioned").c_str());
-    }
-    std::map<std::string, int> counts;
-    for (const PairReport& p : pairs) ++counts[to_string(p.cls)];
-    std::printf("  pairs:");
-    for (const auto& [name, n] : counts) std::printf(" %d %s", n, name.c_str());
-    std::printf("\n");
-    // For each header the user passed: the built-in headers it matches, else how v1.3 differs.
-    for (size_t i = all.size() - user.size(); i < headers.size(); ++i) {
-      const HeaderFacts& h = headers[i];
-      if (!h.error.empty()) continue;
-      std::string same;
-      for (size_t k = 0; k + user.size() < all.size(); ++k) {
-        if (classify(headers[k], h).cls == PairClass::identical) same += " " + headers[k].label;
-      }
-      const HeaderFacts* newest = &headers.front();
-      for (const HeaderFacts& b : headers) {
-        if (b.label == "v1.3") newest = &b;
-      }
-      const PairReport p = classify(*newest, h);
-      if (!same.empty()) {
-        std::printf("  %s: same layout and declarations as%s\n", h.label.c_str(), same.c_str());
-      } else {
-        std::printf("  %s vs %s: %s%s%s\n", h.label.c_str(), p.from.c_str(), to_string(p.cls),
-                    p.reasons.empty() ? "" : ": ", p.reasons.empty() ? "" : p.reasons[0].c_str());
-      }
-    }
-  }
-  std::fflush(stdout);
-  return 0;
-}
-
-}  // namespace
-
-int layout_main(int argc, char** argv) noexcept {
-  try {
-    return run_layout(argc, argv);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "dlconform layout: internal error: %s\n", e.what());
-    return 1;
-  } catch (...) {
-    std::fprintf(stderr, "dlconform layout: internal error\n");
-    return 1;
-  }
+  return false;
 }
 
 }  // namespace dlc

@@ -36,6 +36,12 @@ HeaderFacts probe_header(const std::string& label, const std::string& path, cons
 
 PairReport classify(const HeaderFacts& from, const HeaderFacts& to);
 
-int layout_main(int argc, char** argv) noexcept;
+// The built-in headers as (label, path): v0.6 (Debian's) to v1.3 and the RFC's design variants,
+// from the source tree, or from the install prefix when the source tree is gone.
+std::vector<std::pair<std::string, std::string>> builtin_headers();
+
+// Whether a fact key names a device type or a dtype code enumerator ("enum.kDLCUDA").
+bool device_enum_key(const std::string& key);
+bool dtype_enum_key(const std::string& key);
 
 }  // namespace dlc

@@ -272,9 +272,10 @@ void head(const RunInfo& info, const report::Summary& s, std::string* o) {
       "<title>dlconform: " +
       xml_escape(verdict) + "</title>\n<style>" + kStyle + "</style></head>\n<body>\n";
   std::string meta = "dlconform " + info.tool_version;
-  if (!info.started_at.empty()) meta += " · started " + info.started_at;
-  meta += " · " + std::to_string(info.jobs) + (info.jobs == 1 ? " worker" : " workers");
-  if (!info.machine.empty()) meta += " · " + info.machine;
+  if (info.details) {
+    meta += " · started " + info.started_at + " · " + std::to_string(info.jobs) +
+            (info.jobs == 1 ? " worker" : " workers") + " · " + info.machine;
+  }
   *o += "<header class=\"top\"><div><h1>DLPack compatibility report</h1><div class=\"meta\">" +
         xml_escape(meta) + "</div></div><div class=\"banner " + (ok ? "ok" : "bad") + "\">" +
         (ok ? "✓ " : "✗ ") + xml_escape(verdict) + "</div></header>\n<main>\n";
@@ -288,8 +289,11 @@ void head(const RunInfo& info, const report::Summary& s, std::string* o) {
   stat(s.as_expected, "as expected", "ok");
   stat(s.unexpected, "unexpected", s.unexpected ? "bad" : "");
   stat(s.known, "known (suppressed)", s.known ? "warn" : "");
-  *o += "<div class=\"stat\"><b>" + xml_escape(report::human_duration(info.wall_seconds)) +
-        "</b><span>wall time</span></div></div>\n";
+  if (info.details) {
+    *o += "<div class=\"stat\"><b>" + xml_escape(report::human_duration(info.wall_seconds)) +
+          "</b><span>wall time</span></div>";
+  }
+  *o += "</div>\n";
 
   // One bar of the outcomes in proportion: the shape of the run before any number is read.
   *o += "<div class=\"bar\" title=\"outcomes of all cases\">";
@@ -461,10 +465,32 @@ std::string render_html(const RunInfo& info, const std::vector<CaseResult>& case
          "<tbody id=\"rows\"></tbody></table>"
          "<button type=\"button\" id=\"more\" hidden>show more</button></section>\n";
 
-    o += "<details class=\"plugins\"><summary>" + std::to_string(info.plugins.size()) +
-         " plugins loaded</summary><ul>";
-    for (const std::string& p : info.plugins) o += "<li>" + xml_escape(p) + "</li>";
-    o += "</ul></details>\n</main>\n";
+    o += "<details class=\"plugins\" open><summary>" + std::to_string(info.parties.size()) +
+         " parties and their profiles</summary><table class=\"list\"><thead><tr><th>party</th>"
+         "<th>role</th><th>profile</th><th>refused</th></tr></thead><tbody>";
+    for (const PartyInfo& p : info.parties) {
+      const report::Refusals r = report::refusals_of(p.label, cases);
+      o += "<tr><td>" + xml_escape(p.label) + "</td><td>" + xml_escape(p.role) + "</td><td>" +
+           xml_escape(p.profile) + "</td><td>" + std::to_string(r.count) +
+           (r.examples.empty() ? "" : " (" + xml_escape(r.examples) + ")") + "</td></tr>";
+    }
+    o += "</tbody></table></details>\n";
+    const std::vector<report::RuleCount> rules = report::rules_cited(cases);
+    if (!rules.empty()) {
+      o += "<details class=\"plugins\" open><summary>rules cited</summary><table "
+           "class=\"list\"><thead><tr><th>rule</th><th>severity</th><th>the rule</th>"
+           "<th>unexpected</th><th>as expected or known</th><th>observations</th></tr></thead>"
+           "<tbody>";
+      for (const report::RuleCount& r : rules) {
+        o += "<tr><td>" + xml_escape(r.id) + "</td><td>" + xml_escape(r.severity) + "</td><td>" +
+             xml_escape(r.summary) + "</td><td>" + std::to_string(r.unexpected) + "</td><td>" +
+             std::to_string(r.expected) + "</td><td>" + std::to_string(r.observations) +
+             "</td></tr>";
+      }
+      o += "</tbody></table></details>\n";
+    }
+    for (const std::string& n : info.notes) o += "<p class=\"note\">" + xml_escape(n) + "</p>\n";
+    o += "</main>\n";
 
     // The cases as data for the drill-down: [id, verdict, expected, class, expected class, rule,
     // detail, outcome, cell]. script_quote() keeps "</script>" in a detail from ending the block.

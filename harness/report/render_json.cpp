@@ -18,12 +18,23 @@ std::string render_json(const RunInfo& info, const std::vector<CaseResult>& case
 
     w.key("run").begin_object();
     w.key("tool_version").value(info.tool_version);
-    w.key("started_at").value(info.started_at);
-    w.key("machine").value(info.machine);
-    w.key("wall_seconds").value(info.wall_seconds);
-    w.key("jobs").value(info.jobs);
-    w.key("plugins").begin_array();
-    for (const std::string& p : info.plugins) w.value(p);
+    if (info.details) {
+      w.key("started_at").value(info.started_at);
+      w.key("machine").value(info.machine);
+      w.key("wall_seconds").value(info.wall_seconds);
+      w.key("jobs").value(info.jobs);
+    }
+    w.key("parties").begin_array();
+    for (const PartyInfo& p : info.parties) {
+      w.begin_object();
+      w.key("label").value(p.label).key("role").value(p.role).key("builtin").value(p.builtin);
+      w.key("profile").value(p.profile);
+      if (info.details) w.key("path").value(p.path);
+      w.end_object();
+    }
+    w.end_array();
+    w.key("notes").begin_array();
+    for (const std::string& n : info.notes) w.value(n);
     w.end_array();
     w.end_object();
 
@@ -57,11 +68,13 @@ std::string render_json(const RunInfo& info, const std::vector<CaseResult>& case
       w.key("expected").value(to_string(c.expected));
       w.key("finding_class").value(c.finding_class);
       w.key("expected_class").value(c.expected_class);
+      w.key("expected_rule").value(c.expected_rule);
       w.key("rule_id").value(c.rule_id);
+      w.key("severity").value(c.severity);
       w.key("detail").value(c.detail);
       w.key("known").value(c.known);
       w.key("as_expected").value(c.as_expected());
-      w.key("seconds").value(c.seconds);
+      if (info.details) w.key("seconds").value(c.seconds);
       w.end_object();
     }
     w.end_array();

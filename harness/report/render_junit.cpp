@@ -28,11 +28,11 @@ std::string finding(const CaseResult& c) {
   return f;
 }
 
-void testcase(const CaseResult& c, std::string* o) {
+void testcase(const CaseResult& c, bool details, std::string* o) {
   *o += "    <testcase classname=\"" +
         xml_escape("dlconform." + c.scenario + "." + c.producer.name + "@" + c.producer.header) +
         "\" name=\"" + xml_escape(c.consumer.name + "@" + c.consumer.header + " " + c.tensor) +
-        "\" time=\"" + report::fixed_number(c.seconds < 0 ? 0 : c.seconds, 6) + "\"";
+        "\" time=\"" + report::fixed_number(!details || c.seconds < 0 ? 0 : c.seconds, 6) + "\"";
   switch (report::outcome_of(c)) {
     case Outcome::pass:
       *o += "/>\n";
@@ -71,7 +71,7 @@ std::string render_junit(const RunInfo& info, const std::vector<CaseResult>& cas
     std::string o =
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"dlconform\" " +
         counts(s.cases, s.unexpected, s.by_outcome[static_cast<size_t>(Outcome::skip)] + s.known,
-               info.wall_seconds) +
+               info.details ? info.wall_seconds : 0) +
         ">\n";
     for (const std::string& scenario : report::scenario_order(cases)) {
       std::vector<const CaseResult*> members;
@@ -83,13 +83,13 @@ std::string render_junit(const RunInfo& info, const std::vector<CaseResult>& cas
         const Outcome outcome = report::outcome_of(c);
         failures += outcome == Outcome::unexpected;
         skipped += outcome == Outcome::skip || outcome == Outcome::known;
-        if (c.seconds > 0) seconds += c.seconds;
+        if (info.details && c.seconds > 0) seconds += c.seconds;
       }
       o += "  <testsuite name=\"" + xml_escape(scenario) + "\" " +
            counts(members.size(), failures, skipped, seconds);
-      if (!info.started_at.empty()) o += " timestamp=\"" + xml_escape(info.started_at) + "\"";
+      if (info.details) o += " timestamp=\"" + xml_escape(info.started_at) + "\"";
       o += ">\n";
-      for (const CaseResult* c : members) testcase(*c, &o);
+      for (const CaseResult* c : members) testcase(*c, info.details, &o);
       o += "  </testsuite>\n";
     }
     o += "</testsuites>\n";

@@ -32,14 +32,17 @@ const char* symbol(CellState s) {
 void headline(const RunInfo& info, const report::Summary& s, std::string* o) {
   *o += "# dlconform compatibility report\n\n";
   *o += std::string(s.unexpected == 0 ? "✅" : "❌") + " **" + report::verdict_line(s) + ".**";
-  *o += "\n\n| cases | as expected | unexpected | known | wall time |\n|--:|--:|--:|--:|--:|\n| ";
+  *o += "\n\n| cases | as expected | unexpected | known |" +
+        std::string(info.details ? " wall time |\n|--:|--:|--:|--:|--:|\n| " : "\n|--:|--:|--:|--:|\n| ");
   *o += std::to_string(s.cases) + " | " + std::to_string(s.as_expected) + " | " +
-        std::to_string(s.unexpected) + " | " + std::to_string(s.known) + " | " +
-        report::human_duration(info.wall_seconds) + " |\n\n";
+        std::to_string(s.unexpected) + " | " + std::to_string(s.known) + " |" +
+        (info.details ? " " + report::human_duration(info.wall_seconds) + " |" : std::string()) +
+        "\n\n";
   std::string run = "dlconform " + info.tool_version;
-  if (!info.started_at.empty()) run += ", started " + info.started_at;
-  run += ", " + std::to_string(info.jobs) + (info.jobs == 1 ? " worker" : " workers");
-  if (!info.machine.empty()) run += ", " + info.machine;
+  if (info.details) {
+    run += ", started " + info.started_at + ", " + std::to_string(info.jobs) +
+           (info.jobs == 1 ? " worker" : " workers") + ", " + info.machine;
+  }
   *o += markdown_escape(run) + ".";
   if (s.known_now_as_expected > 0) {
     *o += " " + std::to_string(s.known_now_as_expected) +
@@ -109,14 +112,51 @@ void unexpected_list(const std::vector<CaseResult>& cases, std::string* o) {
   }
 }
 
+void parties(const RunInfo& info, const std::vector<CaseResult>& cases, std::string* o) {
+  if (info.parties.empty()) return;
+  *o += "\n## Parties and their profiles\n\nWhat each party supports: a producer is asked only "
+        "for tensors inside its profile (n/a otherwise), and a consumer must import every valid "
+        "tensor inside its own.\n\n| party | role | profile | refused |\n|---|---|---|--:|\n";
+  for (const PartyInfo& p : info.parties) {
+    const report::Refusals r = report::refusals_of(p.label, cases);
+    std::string refused = std::to_string(r.count);
+    if (!r.examples.empty()) refused += " (" + r.examples + ")";
+    *o += "| " + markdown_escape(p.label) + " | " + markdown_escape(p.role) + " | " +
+          markdown_escape(p.profile) + " | " + markdown_escape(refused) + " |\n";
+  }
+}
+
+void rules_cited(const std::vector<CaseResult>& cases, std::string* o) {
+  const std::vector<report::RuleCount> rules = report::rules_cited(cases);
+  if (rules.empty()) return;
+  *o += "\n## Rules cited\n\nEvery rule a finding of this run cites, from "
+        "[DLPACK_RULES.md](../shared/DLPACK_RULES.md), with how severe a violation is.\n\n"
+        "| rule | severity | the rule | unexpected | as expected or known | observations |\n"
+        "|---|---|---|--:|--:|--:|\n";
+  for (const report::RuleCount& r : rules) {
+    *o += "| " + r.id + " | " + r.severity + " | " + markdown_escape(r.summary) + " | " +
+          std::to_string(r.unexpected) + " | " + std::to_string(r.expected) + " | " +
+          std::to_string(r.observations) + " |\n";
+  }
+}
+
+void notes(const RunInfo& info, std::string* o) {
+  if (info.notes.empty()) return;
+  *o += "\n## Notes\n\n";
+  for (const std::string& n : info.notes) *o += "- " + markdown_escape(n) + "\n";
+}
+
 }  // namespace
 
 std::string render_markdown(const RunInfo& info, const std::vector<CaseResult>& cases) noexcept {
   try {
     std::string o;
     headline(info, report::summarise(cases), &o);
+    notes(info, &o);
     for (const report::Grid& g : report::build_grids(cases)) grid(g, &o);
     unexpected_list(cases, &o);
+    rules_cited(cases, &o);
+    parties(info, cases, &o);
     return o;
   } catch (...) {  // std::bad_alloc: nothing sensible can be written
     return {};

@@ -1,6 +1,8 @@
 // Counting, ordering and grid building shared by every report format.
 #include "report_model.h"
 
+#include "rules.h"
+
 #include <algorithm>
 #include <map>
 #include <utility>
@@ -326,6 +328,50 @@ std::vector<Grid> build_grids(const std::vector<CaseResult>& cases) {
     grids.push_back(std::move(g));
   }
   return grids;
+}
+
+Refusals refusals_of(const std::string& party_label, const std::vector<CaseResult>& cases) {
+  Refusals r;
+  const size_t at = party_label.rfind('@');
+  const std::string name = party_label.substr(0, at);
+  const std::string header = at == std::string::npos ? "" : party_label.substr(at + 1);
+  auto is = [&](const PartyRef& p) {
+    return p.name == name && (p.header == header || p.header.rfind(header + " ", 0) == 0);
+  };
+  size_t shown = 0;
+  for (const CaseResult& c : cases) {
+    const bool producer_refused = is(c.producer) && c.verdict == Verdict::skip &&
+                                  c.detail.rfind("producer refused", 0) == 0;
+    const bool consumer_refused = is(c.consumer) && c.verdict == Verdict::pass &&
+                                  c.detail.rfind("refused cleanly", 0) == 0;
+    if (!producer_refused && !consumer_refused) continue;
+    ++r.count;
+    if (shown < 3 && r.examples.find(c.tensor) == std::string::npos) {
+      r.examples += (shown++ ? ", " : "") + c.tensor;
+    }
+  }
+  if (r.count > shown && shown > 0) r.examples += ", ...";
+  return r;
+}
+
+std::vector<RuleCount> rules_cited(const std::vector<CaseResult>& cases) {
+  std::vector<RuleCount> out;
+  for (const RuleInfo* info = rules_begin(); info != rules_end(); ++info) {
+    RuleCount r{info->id, to_string(info->severity), info->summary};
+    for (const CaseResult& c : cases) {
+      if (c.rule_id != info->id || c.finding_class.empty()) continue;
+      const Outcome o = outcome_of(c);
+      if (o == Outcome::unexpected) {
+        ++r.unexpected;
+      } else if (o == Outcome::expected_broken || o == Outcome::known) {
+        ++r.expected;
+      } else if (c.verdict == Verdict::pass) {
+        ++r.observations;
+      }
+    }
+    if (r.unexpected + r.expected + r.observations > 0) out.push_back(std::move(r));
+  }
+  return out;
 }
 
 }  // namespace dlc::report

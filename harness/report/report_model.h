@@ -102,4 +102,22 @@ struct Grid {
 // One grid per scenario, in scenario_order().
 std::vector<Grid> build_grids(const std::vector<CaseResult>& cases);
 
+// What a party refused in this run: a producer's refusals to export, a consumer's clean
+// refusals to import. `examples`: the first few tensors, comma-separated.
+struct Refusals {
+  size_t count = 0;
+  std::string examples;
+};
+Refusals refusals_of(const std::string& party_label, const std::vector<CaseResult>& cases);
+
+// Every rule a finding of the run cites, in the rule table's order, with its severity and
+// summary from the table, and how its findings counted.
+struct RuleCount {
+  std::string id, severity, summary;
+  size_t unexpected = 0;    // unexpected findings
+  size_t expected = 0;      // expected-broken or known findings
+  size_t observations = 0;  // INFO findings on passing cases
+};
+std::vector<RuleCount> rules_cited(const std::vector<CaseResult>& cases);
+
 }  // namespace dlc::report

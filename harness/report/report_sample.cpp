@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "report/report.h"
+#include "report.h"
 
 namespace {
 
@@ -212,8 +212,13 @@ int main(int argc, char** argv) {
   info.machine = "Linux 6.1 x86_64, gcc 12.2.0 <sample & \"test\">";
   info.wall_seconds = 2.66;
   info.jobs = 8;
-  info.plugins = {"versioned-producer@v1.3 (/opt/dlc/versioned-producer-v1_3.so)",
-                  "legacy-consumer@v0.6 (/opt/dlc/legacy-consumer-v0_6.so)"};
+  info.details = true;
+  info.parties = {
+      {"versioned-producer@v1.3", "producer", "every dtype · every device · strides all (declared)",
+       "/opt/dlc/versioned-producer-v1_3.so", true},
+      {"legacy-consumer@v0.6", "consumer", "f32 · cpu · strides positive · ndim <= 8 (default)",
+       "/opt/dlc/legacy-consumer-v0_6.so", true}};
+  info.notes = {"mlx: not installed in this environment <sample & note>"};
 
   size_t unexpected = 0, known = 0;
   for (const CaseResult& c : cases) {

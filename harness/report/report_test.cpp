@@ -1,6 +1,6 @@
 // The report writers on a synthetic run with hostile strings: every format stays well-formed,
 // its counts match the cases, and a report file is either the old one or the new one.
-#include "report/report.h"
+#include "report.h"
 
 #include <dirent.h>
 #include <sys/stat.h>
@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "catch.hpp"
-#include "report/report_model.h"
-#include "report/report_text.h"
+#include "report_model.h"
+#include "report_text.h"
 
 namespace {
 
@@ -34,13 +34,22 @@ struct Json {
   double n = 0;
   std::string s;
   std::vector<Json> items;
-  std::vector<std::pair<std::string, Json>> members;
+  // Keys and values side by side: a std::pair holding the incomplete Json does not compile with
+  // libstdc++ 12 under clang 14, while a vector of an incomplete type is allowed (C++17).
+  std::vector<std::string> keys;
+  std::vector<Json> values;
 
   const Json& operator[](const std::string& key) const {
-    for (const auto& [k, v] : members) {
-      if (k == key) return v;
+    for (size_t i = 0; i < keys.size(); ++i) {
+      if (keys[i] == key) return values[i];
     }
     throw std::runtime_error("no key " + key);
+  }
+  bool has(const std::string& key) const {
+    for (const std::string& k : keys) {
+      if (k == key) return true;
+    }
+    return false;
   }
   const Json& operator[](size_t i) const { return items.at(i); }
 };
@@ -93,7 +102,8 @@ class Parser {
         space();
         std::string key = string();
         expect(':');
-        v.members.emplace_back(std::move(key), value());
+        v.keys.push_back(std::move(key));
+        v.values.push_back(value());
       } while (eat(','));
       expect('}');
     } else if (c == '[') {
@@ -247,7 +257,8 @@ dlc::RunInfo info() {
   i.machine = "machine \"x\" <y>";
   i.wall_seconds = 12.5;
   i.jobs = 4;
-  i.plugins = {"p@v1.3 (/a/b.so)"};
+  i.details = true;
+  i.parties = {{"p@v1.3", "producer", "every dtype (declared)", "/a/b.so", true}};
   return i;
 }
 
@@ -365,7 +376,19 @@ TEST_CASE("report: JSON parses and its summary counts the cases", "[report]") {
   CHECK(doc["run"]["tool_version"].s == "test");
   CHECK(doc["run"]["wall_seconds"].kind == Json::null);
   CHECK(doc["run"]["jobs"].n == 4);
-  CHECK(doc["run"]["plugins"][0].s == "p@v1.3 (/a/b.so)");
+  CHECK(doc["run"]["parties"][0]["label"].s == "p@v1.3");
+  CHECK(doc["run"]["parties"][0]["path"].s == "/a/b.so");
+  // Without run details: no time, no machine, no paths, so that a committed report diffs cleanly.
+  i.details = false;
+  const Json plain = parse_json(dlc::render_json(i, cases));
+  CHECK_FALSE(plain["run"].has("started_at"));
+  CHECK_FALSE(plain["run"].has("wall_seconds"));
+  CHECK_FALSE(plain["run"]["parties"][0].has("path"));
+  CHECK_FALSE(plain["cases"][0].has("seconds"));
+  const std::string md = dlc::render_markdown(i, cases);
+  CHECK(md.find("2026-11-22") == std::string::npos);
+  CHECK(md.find("/a/b.so") == std::string::npos);
+  CHECK(dlc::render_junit(i, cases).find("timestamp") == std::string::npos);
   const Json& s = doc["summary"];
   CHECK(s["cases"].n == 12);
   CHECK(s["as_expected"].n == 7);

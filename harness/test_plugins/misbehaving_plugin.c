@@ -50,6 +50,7 @@ static const DLCPlugin kPlugin = {
     NULL,
     MISBEHAVIOUR == NULL_SLOTS ? NULL : consume,
     NULL,
+    NULL,
 };
 
 __attribute__((visibility("default"))) const DLCPlugin* dlconform_plugin_entry(void) {

@@ -34,8 +34,15 @@ extern "C" {
  * Versions and result codes
  * ------------------------------------------------------------------------------------------- */
 
-/** Version of this plugin ABI. A table whose header.abi_version differs is refused at load. */
-#define DLCONFORM_PLUGIN_ABI_VERSION 1u
+/** Version of this plugin ABI. Version 2 appended DLCPlugin.profile; the harness still accepts
+ *  version 1 tables (they get the default profile). Any other version is refused at load. */
+#define DLCONFORM_PLUGIN_ABI_VERSION 2u
+/** The oldest table version the harness accepts. */
+#define DLCONFORM_PLUGIN_ABI_VERSION_MIN 1u
+
+/** Every shape and strides array in a request or an observation has room for this many
+ *  dimensions; a tensor with more is described by its first DLC_MAX_NDIM only. */
+#define DLC_MAX_NDIM 32
 
 /** Name of the symbol every plugin exports (see DLCPluginEntryFn). */
 #define DLCONFORM_PLUGIN_ENTRY_NAME "dlconform_plugin_entry"
@@ -146,6 +153,10 @@ typedef struct DLCHost {
 #define DLC_SPEC_NULL_SHAPE_IF_SCALAR 8u /**< ndim == 0 gets shape == strides == NULL (LAY-6) */
 #define DLC_SPEC_SUBBYTE_PADDED 16u      /**< set IS_SUBBYTE_TYPE_PADDED (FLAG-3) */
 #define DLC_SPEC_NULL_DELETER 32u        /**< leave deleter NULL (LIFE-4); the harness frees */
+/** Point `data` at the start of the storage and reach the first element through byte_offset
+ *  alone (as a window into a larger buffer is often exported), instead of pointing `data` at the
+ *  lowest element. Logically the same tensor (LAY-4). Plugin ABI 2. */
+#define DLC_SPEC_DATA_AT_STORAGE_START 64u
 
 /** The fill rule: element k in logical row-major order holds dlc_fill_byte(seed, k, j) in its
  *  byte j. See dlc_fill_byte below; producers and the harness share it. */
@@ -153,9 +164,9 @@ typedef struct DLCTensorSpec {
   DLCDtype dtype;
   int32_t ndim;
   /** `ndim` extents. */
-  int64_t shape[32];
+  int64_t shape[DLC_MAX_NDIM];
   /** `ndim` strides in elements, used when has_strides is non-zero; otherwise compact. */
-  int64_t strides[32];
+  int64_t strides[DLC_MAX_NDIM];
   int32_t has_strides;
   /** Offset in bytes from `data` to the first element (LAY-4). */
   uint64_t byte_offset;
@@ -168,6 +179,9 @@ typedef struct DLCTensorSpec {
   uint64_t extra_flags;
   /** Seed of the fill rule. */
   uint32_t fill_seed;
+  /** Plugin ABI 2: bytes of storage after the highest element, so that the tensor is a window
+   *  into a larger buffer (with byte_offset, at both ends). Version 1 plugins never read it. */
+  uint64_t pad_after;
 } DLCTensorSpec;
 
 /** The analogue of `__dlpack__(*, stream, max_version, dl_device, copy)`. */
@@ -215,9 +229,9 @@ typedef struct DLCObservation {
   DLCDevice device;
   DLCDtype dtype;
   int32_t ndim;
-  int64_t shape[32];   /**< first min(ndim, 32) extents */
+  int64_t shape[DLC_MAX_NDIM]; /**< first min(ndim, DLC_MAX_NDIM) extents */
   int32_t has_strides; /**< whether strides was non-NULL */
-  int64_t strides[32];
+  int64_t strides[DLC_MAX_NDIM];
   uint64_t byte_offset;
   /** dlc_digest over every element, in logical row-major order (see dlc_digest_*). */
   uint64_t digest;
@@ -226,6 +240,60 @@ typedef struct DLCObservation {
   /** Non-zero if the consumer imported without reading elements (device memory, say). */
   int32_t data_not_read;
 } DLCObservation;
+
+/* ---------------------------------------------------------------------------------------------
+ * Capability profiles (plugin ABI 2)
+ * ------------------------------------------------------------------------------------------- */
+
+/** Bits of DLCProfile.strides: which layouts beyond compact row-major a party supports. */
+#define DLC_STRIDES_POSITIVE 1u    /**< any positive strides (transposed, sliced with a step) */
+#define DLC_STRIDES_NEGATIVE 2u    /**< negative strides (reversed views) */
+#define DLC_STRIDES_ZERO 4u        /**< zero strides (broadcast) */
+#define DLC_STRIDES_OVERLAPPING 8u /**< positive strides whose elements overlap */
+
+/** Bits of DLCProfile.features. */
+#define DLC_FEATURE_READ_ONLY 1u    /**< producer: can export READ_ONLY; consumer: honours it */
+#define DLC_FEATURE_ZERO_DIM 2u     /**< 0-d tensors */
+#define DLC_FEATURE_ZERO_SIZE 4u    /**< tensors with an extent of 0 */
+#define DLC_FEATURE_COPY 8u         /**< producer: honours copy=True (and sets IS_COPIED) */
+#define DLC_FEATURE_MISALIGNED 16u  /**< data that is not 256-byte aligned (LAY-9) */
+/** Any dtype at all: the dtypes list is ignored. */
+#define DLC_FEATURE_EVERY_DTYPE 64u
+/** Any device type at all: the device list is ignored. */
+#define DLC_FEATURE_EVERY_DEVICE 128u
+/** Producer only: honours every DLC_SPEC_* layout option and makes invalid tensors on request
+ *  (unknown codes, overflowing shapes, NULL deleters, extra flag bits). The built-in mocks have
+ *  it; a real exporter does not, and is never asked for such tensors. */
+#define DLC_FEATURE_TEST_LAYOUTS 32u
+
+/**
+ * What a party supports. A producer is only asked for tensors inside its profile (anything else
+ * is "n/a" in the report); a consumer that refuses a valid tensor inside its profile is reported
+ * as rejected-valid. A plugin without a profile gets the default one, documented in the README:
+ * what the rules make every consumer of its header version accept (a float32 CPU tensor of up to
+ * 8 dimensions: compact, strided with positive strides, 0-d, zero-size, offset, NULL strides
+ * before DLPack 1.2, READ_ONLY).
+ * A profile may also come from a file beside the plugin (PLUGIN.so.profile); see the README.
+ */
+typedef struct DLCProfile {
+  /** sizeof(DLCProfile) as the plugin was built: later versions append fields. */
+  uint32_t struct_size;
+  /** The dtypes supported, lanes included; NULL with dtype_count 0 means float32 only. */
+  const DLCDtype* dtypes;
+  uint32_t dtype_count;
+  /** The device types supported; NULL with device_count 0 means CPU (kDLCPU) only. */
+  const int32_t* device_types;
+  uint32_t device_count;
+  /** DLC_STRIDES_* bits. */
+  uint32_t strides;
+  /** DLC_FEATURE_* bits. */
+  uint32_t features;
+  /** The most dimensions supported; 0 means 8. */
+  int32_t max_ndim;
+  /** Producer only: the version a versioned struct carries when it is not the header's own (a
+   *  producer built for a newer minor or major); {0, 0} means dlpack_version. */
+  DLCVersion emits_version;
+} DLCProfile;
 
 /* ---------------------------------------------------------------------------------------------
  * The plugin table
@@ -303,6 +371,9 @@ typedef struct DLCPlugin {
   DLCProduceFn produce;
   DLCConsumeFn consume;
   DLCReleaseFn release;
+  /** Plugin ABI 2: what the plugin supports, or NULL for the default profile (see DLCProfile).
+   *  Static storage. Absent from version 1 tables, which get the default profile. */
+  const DLCProfile* profile;
 } DLCPlugin;
 
 /**

@@ -1,0 +1,170 @@
+// `dlconform matrix`: parse, run (run/session.h), apply suppressions, write the reports, print
+// the summary, and exit with the findings' bits.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <map>
+
+#include "exit_codes.h"
+#include "options.h"
+#include "report.h"
+#include "suppressions.h"
+
+namespace dlc::cli {
+namespace {
+
+int usage_error(const std::string& message) {
+  std::fprintf(stderr, "dlconform matrix: %s\n%s", message.c_str(), kMatrixUsage);
+  return kExitUsage;
+}
+
+int run(int argc, char** argv) {
+  MatrixCommand o;
+  const Parsed parsed = parse_matrix(argc, argv, &o);
+  if (parsed.status == ParseStatus::help) {
+    std::fputs(kMatrixUsage, stdout);
+    return kExitOk;
+  }
+  if (parsed.status == ParseStatus::error) return usage_error(parsed.message);
+
+  // Every report path must be writable before hours of work go into it.
+  for (const auto& [format, path] : o.reports) {
+    std::string error;
+    if (!write_file_atomic(path + ".probe", "", &error)) {
+      std::fprintf(stderr, "dlconform matrix: --%s: %s\n", format.c_str(), error.c_str());
+      return kExitHarnessError;
+    }
+    std::remove((path + ".probe").c_str());
+  }
+  std::string error;
+  Suppressions suppressions;
+  if (!o.suppressions.empty() && !load_suppressions(o.suppressions, &suppressions, &error)) {
+    std::fprintf(stderr, "dlconform matrix: --suppressions: %s\n", error.c_str());
+    return kExitHarnessError;
+  }
+  MatrixFailure failure = MatrixFailure::none;
+  if (o.list) {
+    std::vector<std::string> ids;
+    if (!list_matrix(o.run, &ids, &error, &failure)) {
+      std::fprintf(stderr, "dlconform matrix: %s\n", error.c_str());
+      return failure == MatrixFailure::usage ? kExitUsage : kExitHarnessError;
+    }
+    for (const std::string& id : ids) std::printf("%s\n", id.c_str());
+    return kExitOk;
+  }
+
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  const auto started = std::chrono::steady_clock::now();
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  };
+  size_t next_plain = 0;
+  double last_tty = -1;
+  o.run.started = [&](size_t parties, size_t cases) {
+    if (!o.quiet) {
+      std::fprintf(stderr, "[matrix] %zu plugins, %zu cases, %d workers\n", parties, cases,
+                   o.run.jobs);
+    }
+  };
+  o.run.progress = [&](size_t done, size_t total, size_t unexpected) {
+    if (o.quiet || total == 0) return;
+    const double t = elapsed();
+    if (tty) {
+      if (done != total && t - last_tty < 0.1) return;
+      last_tty = t;
+      std::fprintf(stderr, "\r[matrix] %zu/%zu cases, %zu unexpected, %.0f cases/s   ", done,
+                   total, unexpected, t > 0 ? done / t : 0.0);
+      if (done == total) std::fputc('\n', stderr);
+    } else if (done * 10 >= next_plain * total || done == total) {
+      if (done == total && next_plain > 10) return;
+      next_plain = done * 10 / total + 1;
+      std::fprintf(stderr, "[matrix] %zu/%zu cases, %zu unexpected, %.1f s\n", done, total,
+                   unexpected, t);
+    }
+  };
+  MatrixRun result;
+  if (!run_matrix(o.run, &result, &error, &failure)) {
+    std::fprintf(stderr, "dlconform matrix: %s\n", error.c_str());
+    return failure == MatrixFailure::usage ? kExitUsage : kExitHarnessError;
+  }
+  std::vector<CaseResult>& results = result.results;
+  const size_t known = apply_suppressions(suppressions, results);
+  for (const auto& [format, path] : o.reports) {
+    const std::string content = format == "json"       ? render_json(result.info, results)
+                                : format == "junit"    ? render_junit(result.info, results)
+                                : format == "markdown" ? render_markdown(result.info, results)
+                                                       : render_html(result.info, results);
+    if (content.empty() || !write_file_atomic(path, content, &error)) {
+      std::fprintf(stderr, "dlconform matrix: %s\n",
+                   content.empty() ? ("cannot render the " + format + " report").c_str()
+                                   : error.c_str());
+      return kExitHarnessError;
+    }
+  }
+
+  std::map<std::string, std::pair<size_t, size_t>> by_scenario;  // as expected, total
+  size_t unexpected = 0, must_level = 0;
+  for (const CaseResult& r : results) {
+    auto& s = by_scenario[r.scenario];
+    ++s.second;
+    if (r.as_expected() || r.known) {
+      ++s.first;
+      if (r.known && o.verbose) {
+        std::fprintf(stderr, "KNOWN %s: %s [%s]\n", r.id.c_str(), r.finding_class.c_str(),
+                     r.rule_id.c_str());
+      }
+      continue;
+    }
+    ++unexpected;
+    if (severity_of_case(r) == Severity::must) ++must_level;
+    if (o.verbose || unexpected <= 20) {
+      std::fprintf(stderr, "UNEXPECTED %s: %s (expected %s) %s%s%s%s\n", r.id.c_str(),
+                   to_string(r.verdict), to_string(r.expected), r.finding_class.c_str(),
+                   r.rule_id.empty() ? "" : " [", r.rule_id.c_str(), r.rule_id.empty() ? "" : "]");
+      if (!r.detail.empty()) std::fprintf(stderr, "    %s\n", r.detail.c_str());
+    }
+  }
+  if (unexpected > 20 && !o.verbose) {
+    std::fprintf(stderr, "... and %zu more unexpected cases (--verbose lists them all)\n",
+                 unexpected - 20);
+  }
+  for (const Suppression& s : suppressions.entries) {
+    if (s.matched == 0) {  // even with --quiet: the file needs attention
+      std::fprintf(stderr, "dlconform matrix: %s:%d: stale suppression: %s %s matched no case\n",
+                   suppressions.origin.c_str(), s.line, s.rule.c_str(), s.party.c_str());
+    }
+  }
+  if (!o.quiet) {
+    std::printf(
+        "dlconform matrix: %zu cases in %.2f s (%d workers): %zu as expected, %zu known, "
+        "%zu unexpected (%zu MUST-level, %zu non-strict)%s\n",
+        results.size(), elapsed(), o.run.jobs, results.size() - unexpected - known, known,
+        unexpected, must_level, unexpected - must_level, o.warn_only ? " [--warn-only]" : "");
+    for (const auto& [scenario, counts] : by_scenario) {
+      std::printf("  %-12s %5zu / %5zu as expected\n", scenario.c_str(), counts.first,
+                  counts.second);
+    }
+    for (const std::string& note : result.info.notes) std::printf("  note: %s\n", note.c_str());
+    for (const auto& [format, path] : o.reports) {
+      std::printf("  %-9s %s\n", format.c_str(), path.c_str());
+    }
+  }
+  return findings_exit_bits(results, o.warn_only);
+}
+
+}  // namespace
+
+int matrix_main(int argc, char** argv) noexcept {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "dlconform matrix: internal error: %s\n", e.what());
+    return kExitHarnessError;
+  } catch (...) {
+    std::fprintf(stderr, "dlconform matrix: internal error\n");
+    return kExitHarnessError;
+  }
+}
+
+}  // namespace dlc::cli

@@ -1,0 +1,162 @@
+#include "alloc_track.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+
+#include <cstring>
+
+#include "phase.h"
+#include "safe_text.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define DLC_HAS_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define DLC_HAS_ASAN 1
+#endif
+#endif
+#if DLC_HAS_ASAN
+// The sanitizers' allocation hooks (compiler-rt's sanitizer/allocator_interface.h, which gcc's
+// runtime exports without shipping the header).
+extern "C" int __sanitizer_install_malloc_and_free_hooks(
+    void (*malloc_hook)(const volatile void*, size_t), void (*free_hook)(const volatile void*));
+#endif
+
+namespace dlc::alloc_track {
+namespace {
+
+struct Block {
+  void* p;
+  size_t size;
+  const void* site;
+  Party owner;
+};
+
+constexpr size_t kMaxBlocks = 4096;
+Block g_blocks[kMaxBlocks];
+size_t g_count = 0;
+bool g_recording = false;
+pthread_t g_thread{};
+thread_local bool t_inside = false;  // a hook's own work is not recorded
+Summary g_summary;
+Summary* g_live = nullptr;
+bool (*g_harness_memory)(const void*) = nullptr;
+
+void site_text(const void* site, char* out, size_t n) {
+  SafeText t(out, n);
+  if (site == nullptr) {
+    t.add("an unknown site");
+    return;
+  }
+  Dl_info info{};
+  if (dladdr(site, &info) != 0 && info.dli_fname != nullptr) {
+    const char* base = std::strrchr(info.dli_fname, '/');
+    t.add(base != nullptr ? base + 1 : info.dli_fname).add('+')
+        .hex(reinterpret_cast<uintptr_t>(site) - reinterpret_cast<uintptr_t>(info.dli_fbase));
+    if (info.dli_sname != nullptr) t.add(" (").add(info.dli_sname).add(')');
+  } else {
+    t.hex(reinterpret_cast<uintptr_t>(site));
+  }
+}
+
+bool on_thread() { return pthread_equal(pthread_self(), g_thread) != 0; }
+
+}  // namespace
+
+bool recording() noexcept { return g_recording && !t_inside && on_thread(); }
+
+void begin_case() noexcept {
+  g_count = 0;
+  g_summary = Summary{};
+  g_thread = pthread_self();
+  g_recording = true;
+}
+
+void set_live_summary(Summary* summary) noexcept { g_live = summary; }
+
+void set_harness_memory_check(bool (*owned_by_harness)(const void* p)) noexcept {
+  g_harness_memory = owned_by_harness;
+}
+
+void on_alloc(void* p, size_t size, const void* site) noexcept {
+  if (p == nullptr || !recording()) return;
+  const Party owner = g_phase.party;
+  if (owner == Party::harness || g_count == kMaxBlocks) return;
+  g_blocks[g_count++] = Block{p, size, site, owner};
+}
+
+namespace {
+bool foreign(void* p, size_t size, const void* site, bool can_refuse) {
+  t_inside = true;
+  ++g_summary.consumer_foreign_frees;
+  g_summary.consumer_foreign_bytes += size;
+  if (g_summary.free_site[0] == '\0') site_text(site, g_summary.free_site, sizeof g_summary.free_site);
+  if (g_live != nullptr) *g_live = g_summary;
+  t_inside = false;
+  (void)p;
+  return !can_refuse;
+}
+}  // namespace
+
+bool on_free(void* p, const void* site, bool can_refuse) noexcept {
+  if (p == nullptr || !recording()) return true;
+  const Party party = g_phase.party;
+  // The harness's tensor memory is never the consumer's to free (LIFE-5); glibc would abort on it.
+  if (party == Party::consumer && g_harness_memory != nullptr && g_harness_memory(p)) {
+    return foreign(p, 0, site, true);
+  }
+  for (size_t i = g_count; i-- > 0;) {
+    if (g_blocks[i].p != p) continue;
+    const Party owner = g_blocks[i].owner;
+    // The producer's deleter (Party::producer) frees the producer's blocks; a consumer frees its
+    // own. The harness never frees a party's memory.
+    if (party == owner || party == Party::harness) {
+      g_blocks[i] = g_blocks[--g_count];
+      return true;
+    }
+    if (party == Party::consumer && owner == Party::producer) {
+      const size_t size = g_blocks[i].size;
+      if (!can_refuse) g_blocks[i] = g_blocks[--g_count];
+      // Refused in a plain build: the owner frees the block later.
+      return foreign(p, size, site, can_refuse);
+    }
+    g_blocks[i] = g_blocks[--g_count];
+    return true;
+  }
+  return true;
+}
+
+void end_case(Summary* out) noexcept {
+  g_recording = false;
+  if (out == nullptr) return;
+  t_inside = true;
+  for (size_t i = 0; i < g_count; ++i) {
+    if (g_blocks[i].owner != Party::producer) continue;
+    g_summary.producer_leaked_bytes += g_blocks[i].size;
+    if (g_summary.producer_leaked_blocks++ == 0) {
+      site_text(g_blocks[i].site, g_summary.leak_site, sizeof g_summary.leak_site);
+    }
+  }
+  t_inside = false;
+  *out = g_summary;
+}
+
+#if DLC_HAS_ASAN
+namespace {
+void sanitizer_malloc_hook(const volatile void* p, size_t size) {
+  on_alloc(const_cast<void*>(p), size, nullptr);
+}
+void sanitizer_free_hook(const volatile void* p) { on_free(const_cast<void*>(p), nullptr, false); }
+}  // namespace
+void install_sanitizer_hooks() noexcept {
+  static bool installed = false;
+  if (!installed) {
+    installed = true;
+    __sanitizer_install_malloc_and_free_hooks(sanitizer_malloc_hook, sanitizer_free_hook);
+  }
+}
+#else
+void install_sanitizer_hooks() noexcept {}
+#endif
+
+}  // namespace dlc::alloc_track

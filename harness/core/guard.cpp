@@ -1,0 +1,288 @@
+// Guarded blocks as reusable slots of per-size-class arenas; see guard.h.
+#include "guard.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstring>
+
+namespace dlc {
+namespace {
+
+size_t page_size() noexcept {
+  static const size_t size = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  return size;
+}
+
+// The class whose body (2^class pages) holds `size` bytes.
+uint32_t size_class_of(size_t size) noexcept {
+  const size_t pages = (size == 0 ? 1 : (size + page_size() - 1) / page_size());
+  uint32_t c = 0;
+  while ((size_t{1} << c) < pages) ++c;
+  return c;
+}
+
+void* map(size_t bytes, int prot) noexcept {
+  void* p = mmap(nullptr, bytes, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  return p == MAP_FAILED ? nullptr : p;
+}
+
+}  // namespace
+
+const char* to_string(DLCAllocKind kind) noexcept {
+  switch (kind) {
+    case DLC_ALLOC_STRUCT:
+      return "struct";
+    case DLC_ALLOC_SHAPE:
+      return "shape";
+    case DLC_ALLOC_STRIDES:
+      return "strides";
+    case DLC_ALLOC_DATA:
+      return "data";
+    case DLC_ALLOC_CONTEXT:
+      return "manager_ctx";
+  }
+  return "block";
+}
+
+GuardArena::~GuardArena() {
+  for (uint16_t i = 0; i < chunk_count_; ++i) {
+    munmap(reinterpret_cast<void*>(chunks_[i].base), chunks_[i].slot_bytes * chunks_[i].slot_count);
+    munmap(chunks_[i].slots, sizeof(Slot) * chunks_[i].slot_count);
+  }
+  if (quarantine_ring_ != nullptr) {
+    munmap(quarantine_ring_, sizeof(QuarantineEntry) * kQuarantineCapacity);
+  }
+}
+
+int GuardArena::protect(uintptr_t start, size_t bytes, int prot) noexcept {
+  ++syscalls_;
+  return mprotect(reinterpret_cast<void*>(start), bytes, prot);
+}
+
+bool GuardArena::add_chunk(uint32_t size_class) noexcept {
+  if (chunk_count_ == kMaxChunks || size_class >= kClasses) return false;
+  const size_t body = page_size() << size_class;
+  const size_t slot_bytes = body + page_size();
+  // About 2 MiB of slots per chunk, and at least 4.
+  size_t count = (size_t{2} << 20) / slot_bytes;
+  if (count < 4) count = 4;
+  // Every slot starts inaccessible, body and guard: allocation opens the pages a block spans.
+  void* base = map(slot_bytes * count, PROT_NONE);
+  void* meta = map(sizeof(Slot) * count, PROT_READ | PROT_WRITE);
+  syscalls_ += 2;
+  if (base == nullptr || meta == nullptr) {
+    if (base != nullptr) munmap(base, slot_bytes * count);
+    if (meta != nullptr) munmap(meta, sizeof(Slot) * count);
+    return false;
+  }
+  const uint16_t ci = chunk_count_++;
+  Chunk& c = chunks_[ci];
+  c.base = reinterpret_cast<uintptr_t>(base);
+  c.slot_bytes = slot_bytes;
+  c.body_bytes = body;
+  c.slot_count = static_cast<uint32_t>(count);
+  c.size_class = size_class;
+  c.slots = static_cast<Slot*>(meta);
+  for (uint32_t i = count; i-- > 0;) {
+    c.slots[i] = Slot{};
+    make_available(ci, i);
+  }
+  return true;
+}
+
+void GuardArena::make_available(uint16_t chunk, uint32_t slot) noexcept {
+  Slot& s = chunks_[chunk].slots[slot];
+  FreeHead& head = free_[chunks_[chunk].size_class];
+  s.state = BlockState::available;
+  s.next_chunk = head.chunk;
+  s.next_slot = head.slot;
+  head = FreeHead{chunk, slot};
+}
+
+GuardArena::Slot* GuardArena::take_slot(size_t size, uint16_t* chunk_out,
+                                        uint32_t* slot_out) noexcept {
+  const uint32_t cls = size_class_of(size);
+  if (cls >= kClasses) return nullptr;
+  if (free_[cls].chunk == 0xFFFF && !add_chunk(cls)) return nullptr;
+  const FreeHead head = free_[cls];
+  Slot& s = chunks_[head.chunk].slots[head.slot];
+  free_[cls] = FreeHead{s.next_chunk, s.next_slot};
+  *chunk_out = head.chunk;
+  *slot_out = head.slot;
+  return &s;
+}
+
+void GuardArena::span(const Chunk& c, uint32_t si, size_t size, uintptr_t* from,
+                      size_t* bytes) const noexcept {
+  const size_t pages = size == 0 ? 1 : (size + page_size() - 1) / page_size();
+  *bytes = pages * page_size();
+  *from = c.base + c.slot_bytes * si + c.body_bytes - *bytes;
+}
+
+void* GuardArena::alloc(size_t size, size_t align, DLCAllocKind kind) noexcept {
+  if (live_count_ == kMaxLive || align == 0 || (align & (align - 1)) != 0 ||
+      align > page_size() || size > UINT32_MAX) {
+    return nullptr;
+  }
+  uint16_t ci = 0;
+  uint32_t si = 0;
+  Slot* s = take_slot(size, &ci, &si);
+  if (s == nullptr) return nullptr;
+  const Chunk& c = chunks_[ci];
+  uintptr_t from = 0;
+  size_t bytes = 0;
+  span(c, si, size, &from, &bytes);
+  // Only the pages the block spans open, so the slot's pages before them stay inaccessible.
+  if (protect(from, bytes, PROT_READ | PROT_WRITE) != 0) {
+    make_available(ci, si);
+    return nullptr;
+  }
+  s->start = from + bytes - size;
+  s->size = static_cast<uint32_t>(size);
+  s->kind = kind;
+  s->struct_kind = abi::StructKind::unknown;
+  s->state = BlockState::live;
+  if (kind == DLC_ALLOC_STRUCT) {
+    // Poison the slack before a struct, so a reader that steps back from the pointer (the A2
+    // design, or a wrong container_of) reads garbage, not zeros that look like a valid version.
+    std::memset(reinterpret_cast<void*>(from), 0xA5, s->start - from);
+  }
+  live_[live_count_++] = LiveRef{ci, si};
+  return reinterpret_cast<void*>(s->start);
+}
+
+void* GuardArena::device_poison(size_t size) noexcept {
+  if (live_count_ == kMaxLive || size > UINT32_MAX) return nullptr;
+  uint16_t ci = 0;
+  uint32_t si = 0;
+  Slot* s = take_slot(size, &ci, &si);
+  if (s == nullptr) return nullptr;
+  const Chunk& c = chunks_[ci];
+  // An available slot is inaccessible already: nothing to protect.
+  s->start = c.base + c.slot_bytes * si;
+  s->size = static_cast<uint32_t>(size);
+  s->kind = DLC_ALLOC_DATA;
+  s->struct_kind = abi::StructKind::unknown;
+  s->state = BlockState::device_poison;
+  live_[live_count_++] = LiveRef{ci, si};
+  return reinterpret_cast<void*>(s->start);
+}
+
+GuardArena::Slot* GuardArena::find_slot(uintptr_t address, const Chunk** chunk) const noexcept {
+  for (uint16_t i = 0; i < chunk_count_; ++i) {
+    const Chunk& c = chunks_[i];
+    if (address >= c.base && address < c.base + c.slot_bytes * c.slot_count) {
+      *chunk = &c;
+      return &c.slots[(address - c.base) / c.slot_bytes];
+    }
+  }
+  return nullptr;
+}
+
+bool GuardArena::protect_read_only(void* pointer) noexcept {
+  const Chunk* c = nullptr;
+  Slot* s = find_slot(reinterpret_cast<uintptr_t>(pointer), &c);
+  if (s == nullptr || s->state != BlockState::live) return false;
+  uintptr_t from = 0;
+  size_t bytes = 0;
+  span(*c, static_cast<uint32_t>(s - c->slots), s->size, &from, &bytes);
+  if (protect(from, bytes, PROT_READ) != 0) return false;
+  s->state = BlockState::read_only;
+  return true;
+}
+
+void GuardArena::retire(uint16_t chunk, uint32_t slot) noexcept {
+  Slot& s = chunks_[chunk].slots[slot];
+  s.state = BlockState::freed;
+  s.freed_at = epoch_;
+  if (quarantine_ring_ == nullptr) {
+    quarantine_ring_ = static_cast<QuarantineEntry*>(
+        map(sizeof(QuarantineEntry) * kQuarantineCapacity, PROT_READ | PROT_WRITE));
+    ++syscalls_;
+  }
+  // A full ring (or no ring) keeps the slot retired for good: memory, never a missed detection.
+  if (quarantine_ring_ == nullptr || quarantine_size_ == kQuarantineCapacity) return;
+  quarantine_ring_[(quarantine_head_ + quarantine_size_) % kQuarantineCapacity] =
+      QuarantineEntry{chunk, slot, epoch_};
+  ++quarantine_size_;
+}
+
+void GuardArena::free(void* pointer) noexcept {
+  if (pointer == nullptr) return;
+  const Chunk* c = nullptr;
+  Slot* s = find_slot(reinterpret_cast<uintptr_t>(pointer), &c);
+  if (s == nullptr || s->state == BlockState::freed || s->state == BlockState::available) return;
+  const uint32_t si = static_cast<uint32_t>(s - c->slots);
+  if (s->state != BlockState::device_poison) {
+    // Inaccessible from now on, so that a later touch is attributed to this block (LIFE-6).
+    uintptr_t from = 0;
+    size_t bytes = 0;
+    span(*c, si, s->size, &from, &bytes);
+    protect(from, bytes, PROT_NONE);
+  }
+  retire(static_cast<uint16_t>(c - chunks_), si);
+}
+
+void GuardArena::tag_struct(const void* pointer, abi::StructKind kind) noexcept {
+  const Chunk* c = nullptr;
+  Slot* s = find_slot(reinterpret_cast<uintptr_t>(pointer), &c);
+  if (s != nullptr && s->kind == DLC_ALLOC_STRUCT &&
+      (s->state == BlockState::live || s->state == BlockState::read_only)) {
+    s->struct_kind = kind;
+  }
+}
+
+void GuardArena::reset() noexcept {
+  // Whatever the case left live is freed now; it stays attributed through the quarantine.
+  for (size_t i = 0; i < live_count_; ++i) {
+    Slot& s = chunks_[live_[i].chunk].slots[live_[i].slot];
+    if (s.state == BlockState::live || s.state == BlockState::read_only ||
+        s.state == BlockState::device_poison) {
+      free(reinterpret_cast<void*>(s.start));
+    }
+  }
+  live_count_ = 0;
+  ++epoch_;
+  // Slots freed `quarantine_` cases ago go back to their class's list, still inaccessible.
+  while (quarantine_size_ > 0) {
+    const QuarantineEntry q = quarantine_ring_[quarantine_head_];
+    if (epoch_ - q.epoch < quarantine_) break;
+    quarantine_head_ = (quarantine_head_ + 1) % kQuarantineCapacity;
+    --quarantine_size_;
+    make_available(q.chunk, q.slot);
+  }
+}
+
+size_t GuardArena::live_blocks() const noexcept {
+  size_t live = 0;
+  for (size_t i = 0; i < live_count_; ++i) {
+    const Slot& s = chunks_[live_[i].chunk].slots[live_[i].slot];
+    if (s.state == BlockState::live || s.state == BlockState::read_only) ++live;
+  }
+  return live;
+}
+
+BlockFacts GuardArena::facts(uintptr_t address) const noexcept {
+  BlockFacts f;
+  const Chunk* c = nullptr;
+  const Slot* s = find_slot(address, &c);
+  if (s == nullptr || s->state == BlockState::available) return f;
+  f.found = true;
+  f.kind = s->kind;
+  f.struct_kind = s->struct_kind;
+  f.state = s->state;
+  f.start = s->start;
+  f.size = s->size;
+  f.offset = static_cast<int64_t>(address - s->start);
+  if (s->state == BlockState::freed) f.cases_ago = epoch_ - s->freed_at;
+  return f;
+}
+
+}  // namespace dlc
+
+// The harness attributes SIGSEGV and SIGBUS itself (guard pages are how it catches faults in
+// uninstrumented code), so a sanitizer build must leave those signals to it.
+extern "C" __attribute__((visibility("default"), used)) const char* __asan_default_options() {
+  return "handle_segv=0:handle_sigbus=0:allow_user_segv_handler=1";
+}

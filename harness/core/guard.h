@@ -1,0 +1,131 @@
+// Guarded memory for exchanged tensors.
+//
+// Every buffer a mock producer or a fuzz target hands out (struct, shape, strides, data,
+// manager_ctx) ends flush against an inaccessible page, so a read one byte too far faults even in
+// code built without a sanitizer (a framework's shipped library). Freed blocks stay inaccessible,
+// so a touch after the deleter (LIFE-6) faults too, and they stay attributed for the next
+// kQuarantineCases cases before their memory is used again.
+//
+// No system call per buffer beyond what detection needs: blocks are slots of pre-mapped arenas,
+// one arena per size class, each slot [body pages][guard page] with its guard protected once when
+// the arena is mapped. Allocating makes a slot's body accessible (one mprotect); freeing makes it
+// inaccessible again (one mprotect); read-only data costs one more. Nothing is mapped or unmapped
+// per case.
+//
+// The arena reports facts about a faulting address (which block, its kind, state and the struct
+// kind it was told, the offset); the judge turns them into a finding and a rule.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "abi.h"
+#include "dlconform/plugin.h"
+
+namespace dlc {
+
+enum class BlockState : uint8_t { available, live, read_only, freed, device_poison };
+
+// What the arena knows of an address; async-signal-safe to produce.
+struct BlockFacts {
+  bool found = false;
+  DLCAllocKind kind = DLC_ALLOC_DATA;
+  abi::StructKind struct_kind = abi::StructKind::unknown;
+  BlockState state = BlockState::available;
+  uintptr_t start = 0;   // first byte handed out
+  size_t size = 0;       // bytes handed out; start + size is the guard page
+  int64_t offset = 0;    // address - start (negative: before the block)
+  uint32_t cases_ago = 0;  // for a freed block: how many cases ago it was freed
+};
+
+class GuardArena {
+ public:
+  // How many cases (or fuzz executions) a freed block stays inaccessible and attributed before
+  // its slot is reused. A use after delete within that window is caught and named.
+  static constexpr uint32_t kQuarantineCases = 16;
+
+  GuardArena() = default;
+  GuardArena(const GuardArena&) = delete;
+  GuardArena& operator=(const GuardArena&) = delete;
+  ~GuardArena();
+
+  void* alloc(size_t size, size_t align, DLCAllocKind kind) noexcept;
+  bool protect_read_only(void* block) noexcept;
+  void free(void* block) noexcept;
+  void* device_poison(size_t size) noexcept;
+  // Tells the arena what kind of struct the block holding `pointer` carries (from the capsule
+  // name the producer gave it), so that a read past its end can be named. No-op for other memory.
+  void tag_struct(const void* pointer, abi::StructKind kind) noexcept;
+  // Ends a case: blocks still live are freed (inaccessible), and blocks freed kQuarantine cases
+  // ago return to their pool.
+  void reset() noexcept;
+  // Overrides the quarantine length (benchmarks measure what a longer window costs).
+  void set_quarantine(uint32_t cases) noexcept { quarantine_ = cases == 0 ? 1 : cases; }
+
+  size_t live_blocks() const noexcept;
+  // Async-signal-safe.
+  BlockFacts facts(uintptr_t address) const noexcept;
+  // System calls made so far (mmap, mprotect, munmap), for the benchmark.
+  uint64_t syscalls() const noexcept { return syscalls_; }
+
+ private:
+  struct Slot {
+    uintptr_t start = 0;
+    uint32_t size = 0;
+    DLCAllocKind kind = DLC_ALLOC_DATA;
+    abi::StructKind struct_kind = abi::StructKind::unknown;
+    BlockState state = BlockState::available;
+    uint32_t freed_at = 0;        // epoch of the free
+    uint16_t next_chunk = 0xFFFF;  // the next available slot of this size class
+    uint32_t next_slot = 0;
+  };
+  struct Chunk {
+    uintptr_t base = 0;
+    size_t slot_bytes = 0;  // body + guard
+    size_t body_bytes = 0;
+    uint32_t slot_count = 0;
+    uint32_t size_class = 0;
+    Slot* slots = nullptr;  // mmap'ed metadata, slot_count entries
+  };
+  struct QuarantineEntry {
+    uint16_t chunk;
+    uint32_t slot;
+    uint32_t epoch;
+  };
+  static constexpr size_t kMaxChunks = 512;
+  static constexpr size_t kClasses = 24;  // bodies of 1 page to 2^23 pages
+  static constexpr size_t kMaxLive = 4096;
+  static constexpr size_t kQuarantineCapacity = 1u << 16;
+
+  Slot* take_slot(size_t size, uint16_t* chunk_out, uint32_t* slot_out) noexcept;
+  bool add_chunk(uint32_t size_class) noexcept;
+  Slot* find_slot(uintptr_t address, const Chunk** chunk) const noexcept;
+  void retire(uint16_t chunk, uint32_t slot) noexcept;        // to the quarantine
+  void make_available(uint16_t chunk, uint32_t slot) noexcept;  // back to the class's list
+  // The pages a block of `size` bytes in slot `si` spans: they end where the guard begins.
+  void span(const Chunk& c, uint32_t si, size_t size, uintptr_t* from, size_t* bytes) const noexcept;
+  int protect(uintptr_t start, size_t bytes, int prot) noexcept;
+
+  Chunk chunks_[kMaxChunks];
+  uint16_t chunk_count_ = 0;
+  // Per size class: head of the available list as (chunk, slot), or chunk == 0xFFFF.
+  struct FreeHead {
+    uint16_t chunk = 0xFFFF;
+    uint32_t slot = 0;
+  } free_[kClasses];
+  // Blocks handed out in the current case (to free them at reset).
+  struct LiveRef {
+    uint16_t chunk;
+    uint32_t slot;
+  } live_[kMaxLive];
+  size_t live_count_ = 0;
+  QuarantineEntry* quarantine_ring_ = nullptr;
+  size_t quarantine_head_ = 0, quarantine_size_ = 0;
+  uint32_t epoch_ = 1;
+  uint32_t quarantine_ = kQuarantineCases;
+  uint64_t syscalls_ = 0;
+};
+
+const char* to_string(DLCAllocKind kind) noexcept;
+
+}  // namespace dlc

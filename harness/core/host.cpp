@@ -1,0 +1,43 @@
+#include "host.h"
+
+namespace dlc {
+namespace {
+
+HostState& self(void* ctx) { return *static_cast<HostState*>(ctx); }
+
+void* host_alloc(void* ctx, size_t size, size_t align, DLCAllocKind kind) {
+  return self(ctx).arena.alloc(size, align, kind);
+}
+int host_protect(void* ctx, void* block) {
+  return self(ctx).arena.protect_read_only(block) ? DLC_OK : DLC_ERR_INVALID;
+}
+void host_free(void* ctx, void* block) { self(ctx).arena.free(block); }
+void* host_poison(void* ctx, size_t size) { return self(ctx).arena.device_poison(size); }
+int host_deleter_called(void* ctx, const void* managed) {
+  return self(ctx).ledger.deleter_called(managed) ? 0 : 1;
+}
+void host_produced(void* ctx, const void* managed) { self(ctx).ledger.produced(managed); }
+
+}  // namespace
+
+HostState::HostState() {
+  table.abi_version = DLCONFORM_PLUGIN_ABI_VERSION;
+  table.ctx = this;
+  table.alloc = host_alloc;
+  table.protect_read_only = host_protect;
+  table.free = host_free;
+  table.device_poison = host_poison;
+  table.deleter_called = host_deleter_called;
+  table.produced = host_produced;
+}
+
+HostState& process_host() {
+  static HostState* host = [] {
+    auto* h = new HostState();
+    set_trampoline_ledger(&h->ledger);
+    return h;
+  }();
+  return *host;
+}
+
+}  // namespace dlc

@@ -1,0 +1,572 @@
+// The judges; see judge.h. Words follow "expected X but found Y" wherever a comparison fits.
+#include "judge.h"
+
+#include <cstring>
+
+#include "geometry.hpp"
+
+namespace dlc {
+namespace {
+
+bool starts_with(const char* s, const char* prefix) {
+  return s != nullptr && std::strncmp(s, prefix, std::strlen(prefix)) == 0;
+}
+
+bool same(const char* a, const char* b) {
+  return a == b || (a != nullptr && b != nullptr && std::strcmp(a, b) == 0);
+}
+
+const char* or_dash(const char* s) { return s != nullptr ? s : "-"; }
+
+SafeText& max_version_text(SafeText& t, const DLCRequest& rq) {
+  if (!rq.has_max_version) return t.add("None");
+  return t.version(rq.max_version.major, rq.max_version.minor);
+}
+
+bool equal_dtype(DLCDtype a, DLCDtype b) {
+  return a.code == b.code && a.bits == b.bits && a.lanes == b.lanes;
+}
+
+SafeText& dtype_text(SafeText& t, DLCDtype d) {
+  return t.add('(').unum(d.code).add(", ").unum(d.bits).add(", ").unum(d.lanes).add(')');
+}
+
+// Compares what the producer handed over with the request, field by field (the logical tensor:
+// strides only where an extent exceeds 1, and NULL strides only for compact data).
+void compare_with_request(const abi::Tensor& t, const DLCTensorSpec& spec, bool versioned,
+                          DLCVersion version, Finding* out) {
+  if (t.ndim != spec.ndim) {
+    out->set(FindingClass::producer_violation, Rule::LAY_1).add("expected ndim ").num(spec.ndim)
+        .add(" as requested but found ").num(t.ndim);
+    return;
+  }
+  if (!equal_dtype(t.dtype, spec.dtype)) {
+    auto w = out->set(FindingClass::producer_violation, Rule::DT_1);
+    w.add("expected dtype ");
+    dtype_text(w, spec.dtype).add(" as requested but found ");
+    dtype_text(w, t.dtype);
+    return;
+  }
+  if (t.device.device_type != spec.device.device_type || t.device.device_id != spec.device.device_id) {
+    out->set(FindingClass::producer_violation, Rule::DEV_1).add("expected device (")
+        .num(spec.device.device_type).add(", ").num(spec.device.device_id)
+        .add(") as requested but found (").num(t.device.device_type).add(", ")
+        .num(t.device.device_id).add(')');
+    return;
+  }
+  if (spec.ndim == 0) return;
+  if (t.shape == nullptr) {
+    out->set(FindingClass::producer_violation, Rule::LAY_6).add("expected shape != NULL for ndim=")
+        .num(spec.ndim).add(" but found NULL");
+    return;
+  }
+  for (int i = 0; i < spec.ndim && i < DLC_MAX_NDIM; ++i) {
+    if (t.shape[i] != spec.shape[i]) {
+      out->set(FindingClass::producer_violation, Rule::LAY_1).add("expected shape[").num(i)
+          .add("] = ").num(spec.shape[i]).add(" as requested but found ").num(t.shape[i]);
+      return;
+    }
+  }
+  const geo::SpecGeometry want = geo::geometry(spec);
+  if (!want.g.valid) return;  // an invalid request (a mock's test layout): no strides to expect
+  if (t.strides == nullptr) {
+    // NULL strides mean compact row-major (LAY-5): only right for compact data.
+    int64_t compact = 1;
+    for (int i = spec.ndim - 1; i >= 0; --i) {
+      if (spec.shape[i] > 1 && want.strides[i] != compact) {
+        out->set(FindingClass::producer_violation, Rule::LAY_5)
+            .add("expected strides[").num(i).add("] = ").num(want.strides[i])
+            .add(" as requested but found NULL strides (compact row-major)");
+        return;
+      }
+      compact *= spec.shape[i] == 0 ? 1 : spec.shape[i];
+    }
+    (void)versioned;
+    (void)version;
+    return;
+  }
+  for (int i = 0; i < spec.ndim && i < DLC_MAX_NDIM; ++i) {
+    if (spec.shape[i] > 1 && t.strides[i] != want.strides[i]) {
+      out->set(FindingClass::producer_violation, Rule::LAY_4).add("expected strides[").num(i)
+          .add("] = ").num(want.strides[i]).add(" as requested but found ").num(t.strides[i]);
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+void judge_handoff(const HandoffFacts& f, Finding* out) noexcept {
+  out->clear();
+  const DLCRequest& rq = *f.request;
+  const DLCHandoff& h = f.handoff;
+  // 0. A malformed handoff is refused before anything reads it.
+  if (!rq.raw && h.name == nullptr) {
+    out->set(FindingClass::producer_violation, Rule::LIFE_1)
+        .add("expected capsule name dltensor or dltensor_versioned but found NULL");
+    return;
+  }
+  if (h.pointer == nullptr) {
+    out->set(FindingClass::producer_violation, Rule::LIFE_1)
+        .add("expected a tensor pointer but found NULL");
+    return;
+  }
+  if (rq.raw) return;  // no capsule, no negotiation: the reader alone decides
+  const bool versioned = std::strcmp(h.name, "dltensor_versioned") == 0;
+  if (!versioned && std::strcmp(h.name, "dltensor") != 0) {
+    out->set(FindingClass::producer_violation, Rule::LIFE_1)
+        .add("expected capsule name dltensor or dltensor_versioned but found ").add(h.name);
+    return;
+  }
+  // 1. The version the producer chose (VER-4) and wrote (VER-1).
+  const bool legacy_caller = !rq.has_max_version || rq.max_version.major < 1;
+  if (legacy_caller && versioned) {
+    auto w = out->set(FindingClass::versioned_to_legacy_caller);
+    w.add("expected capsule dltensor for max_version=");
+    max_version_text(w, rq).add(" but found dltensor_versioned");
+    return;
+  }
+  const DLCVersion own = f.producer_version;
+  if (!legacy_caller && !versioned && own.major >= 1 && rq.max_version.major >= own.major) {
+    auto w = out->set(FindingClass::negotiation_downgrade);
+    w.add("expected dltensor_versioned for max_version=");
+    max_version_text(w, rq).add(" (the producer speaks ").version(own.major, own.minor)
+        .add(") but found dltensor");
+    return;
+  }
+  DLCVersion version{0, 0};
+  uint64_t flags = 0;
+  const abi::Tensor* tensor = nullptr;
+  if (versioned) {
+    const auto* head = static_cast<const abi::FrozenHead*>(h.pointer);
+    version = head->version;
+    if (version.major > rq.max_version.major) {
+      auto w = out->set(FindingClass::unsupported_version_returned);
+      w.add("expected a version the caller supports (max_version=");
+      max_version_text(w, rq).add(") but found ").version(version.major, version.minor);
+      return;
+    }
+    if (version.major != own.major || version.minor != own.minor) {
+      out->set(FindingClass::wrong_version_field).add("expected the producer's own version ")
+          .version(own.major, own.minor).add(" but found ").version(version.major, version.minor);
+      return;
+    }
+    if (version.major == 1) {
+      const auto* m = static_cast<const abi::ManagedTensorVersioned*>(h.pointer);
+      flags = m->flags;
+      tensor = &m->dl_tensor;
+    }
+  } else {
+    tensor = &static_cast<const abi::ManagedTensor*>(h.pointer)->dl_tensor;
+  }
+  if (f.negotiation_only || f.expected.spec == nullptr) return;
+
+  // 2. The flags the request implies (versioned structs of major 1 only: VER-2).
+  const DLCTensorSpec& spec = *f.expected.spec;
+  if (versioned && version.major == 1) {
+    if (rq.copy == 1 && (flags & abi::kFlagIsCopied) == 0) {
+      out->set(FindingClass::producer_violation, Rule::FLAG_2)
+          .add("expected IS_COPIED after copy=True but found flags ").hex(flags);
+      return;
+    }
+    if ((spec.options & DLC_SPEC_READ_ONLY) && (flags & abi::kFlagReadOnly) == 0) {
+      out->set(FindingClass::producer_violation, Rule::FLAG_1B)
+          .add("expected READ_ONLY for immutable data but found flags ").hex(flags);
+      return;
+    }
+    if (version.minor >= 2 && tensor->ndim != 0 && tensor->strides == nullptr) {
+      out->set(FindingClass::producer_violation, Rule::LAY_5).add("expected strides != NULL for ndim=")
+          .num(tensor->ndim).add(" (DLPack >= 1.2) but the producer emitted NULL");
+      return;
+    }
+  } else if (!versioned && !legacy_caller && (spec.options & DLC_SPEC_READ_ONLY)) {
+    auto w = out->set(FindingClass::producer_violation, Rule::FLAG_1B);
+    w.add("expected a versioned capsule with READ_ONLY for immutable data (max_version=");
+    max_version_text(w, rq).add(") but found dltensor, which cannot carry the flag");
+    return;
+  }
+  if (tensor == nullptr) return;
+
+  // 3. The reference validator for a request that was valid, then every field against the
+  //    request, and only then the values: a struct that lies about its shape must not make the
+  //    harness read past the producer's memory.
+  if (f.expected.request_valid) {
+    ValidateResult r;
+    ValidateOptions options;
+    options.level = Level::standard;
+    options.consumer_version = versioned ? version : DLCVersion{1, 3};
+    validate(h, options, &r);
+    if (const Violation* v = r.first_refusal(true)) {
+      out->set(FindingClass::producer_violation, v->rule)
+          .add("the reference validator refuses what the producer handed over: ").add(v->message);
+      return;
+    }
+  }
+  if (!f.expected.compare_fields) return;
+  compare_with_request(*tensor, spec, versioned, version, out);
+  if (out->any() || !f.expected.request_valid || !f.expected.digest_known) return;
+  ValidateResult full;
+  ValidateOptions options;
+  options.level = Level::full;
+  options.consumer_version = versioned ? version : DLCVersion{1, 3};
+  validate(h, options, &full);
+  if (!full.observation.data_not_read && (full.observation.digest != f.expected.digest ||
+                                          full.observation.elements_read != f.expected.elements)) {
+    out->set(FindingClass::producer_violation, Rule::LAY_4)
+        .add("expected the requested values (")
+        .unum(f.expected.elements)
+        .add(" elements, digest ")
+        .hex(f.expected.digest)
+        .add(") but found ")
+        .unum(full.observation.elements_read)
+        .add(" elements with digest ")
+        .hex(full.observation.digest);
+  }
+}
+
+void judge_refusal(const RefusalFacts& f, Finding* out) noexcept {
+  out->clear();
+  const DLCRequest& rq = *f.request;
+  const DLCVersion own = f.producer_version;
+  if (f.rc == DLC_ERR_TYPE) {
+    // Only a producer that predates max_version may raise TypeError, and only for a keyword.
+    if (own.major >= 1 && rq.has_max_version) {
+      out->set(FindingClass::producer_violation, Rule::VER_5)
+          .add("expected a tensor or BufferError from a producer of DLPack ")
+          .version(own.major, own.minor).add(" but found TypeError: ").add(f.error);
+    }
+    return;
+  }
+  if (f.rc != DLC_ERR_BUFFER) {
+    out->set(FindingClass::plugin_error).add("produce() returned ").num(f.rc).add(": ").add(f.error);
+    return;
+  }
+  const bool legacy_caller = !rq.has_max_version || rq.max_version.major < 1;
+  if (f.negotiation_only) {
+    // A legacy caller may be refused (VER-4, since 2025); a caller of the producer's major or a
+    // newer one must get a tensor.
+    if (!legacy_caller && own.major >= 1 && rq.max_version.major >= own.major) {
+      auto w = out->set(FindingClass::negotiation_refused);
+      w.add("expected a tensor for max_version=");
+      max_version_text(w, rq).add(" but the producer refused: ").add(f.error);
+    }
+    return;
+  }
+  if (f.in_profile) {
+    out->set(FindingClass::export_refused, f.tensor_rule)
+        .add("expected the producer to export a tensor inside its profile but it refused: ")
+        .add(f.error);
+  }
+}
+
+void judge_lifecycle(const LifecycleFacts& f, Finding* out) noexcept {
+  out->clear();
+  const char* who = f.consumer_label;
+  const bool raw = f.offered_name == nullptr;
+  const bool taken = raw || starts_with(f.name_after, "used_");
+  if (!raw) {
+    if (starts_with(f.name_after, "used_") && !same(f.name_after + 5, f.offered_name)) {
+      out->set(FindingClass::capsule_misnamed).add("expected capsule ").add(f.offered_name)
+          .add(" renamed to used_").add(f.offered_name).add(" but found ").add(f.name_after)
+          .add(" (").add(who).add(')');
+      return;
+    }
+    if (!taken && !same(f.name_after, f.offered_name)) {
+      out->set(FindingClass::capsule_misnamed).add("expected capsule ").add(f.offered_name)
+          .add(" renamed to used_").add(f.offered_name).add(" or left alone but found ")
+          .add(or_dash(f.name_after)).add(" (").add(who).add(')');
+      return;
+    }
+    if (f.imported && !taken) {
+      out->set(FindingClass::capsule_not_renamed).add("expected the capsule renamed to used_")
+          .add(f.offered_name).add(" on import but found ").add(f.offered_name).add(" (")
+          .add(who).add(" imported the tensor without taking it)");
+      return;
+    }
+    if (!taken && f.consumer_calls > 0) {
+      out->set(FindingClass::capsule_not_renamed).add("expected the capsule renamed to used_")
+          .add(f.offered_name).add(" before the deleter call from ").add(or_dash(f.first_call_where))
+          .add(" of ").add(who).add(" but found ").add(f.offered_name)
+          .add(": its destructor deletes the tensor again");
+      return;
+    }
+  }
+  if (f.stray_calls > 0) {
+    out->set(FindingClass::stray_deleter_call)
+        .add("expected deleter calls only on the struct handed out but found ")
+        .unum(f.stray_calls).add(" on a pointer never handed out (a copy of the struct?), from ")
+        .add(or_dash(f.stray_where)).add(" of ").add(who);
+    return;
+  }
+  if (!f.deleter_expected) return;  // LIFE-4: a NULL deleter is not called
+  if (f.consumer_calls > 1) {
+    out->set(FindingClass::deleter_called_twice).add("expected exactly one deleter call but found ")
+        .unum(f.consumer_calls).add(": first call from ").add(or_dash(f.first_call_where))
+        .add(", second call from ").add(or_dash(f.second_call_where)).add(" of ").add(who);
+    return;
+  }
+  if (taken && f.consumer_calls == 0) {
+    auto w = out->set(FindingClass::deleter_never_called);
+    w.add("expected exactly one deleter call after ")
+        .add(f.imported ? "release" : "a refusal")
+        .add(" but found none: ")
+        .add(who)
+        .add(" took the tensor (");
+    if (f.imported) {
+      w.add("imported it) and leaks it");
+    } else {
+      w.add("refused it: ").add(f.consumer_error).add(')');
+    }
+  }
+}
+
+void judge_import(const ImportFacts& f, Finding* out) noexcept {
+  out->clear();
+  if (f.rc != DLC_OK) {
+    if (f.rc != DLC_ERR_BUFFER) {
+      out->set(FindingClass::plugin_error).add("consume() of ").add(f.consumer_label)
+          .add(" returned ").num(f.rc).add(": ").add(f.consumer_error);
+      return;
+    }
+    if (f.raw && f.must_accept) {
+      out->set(FindingClass::rejected_valid, f.tensor_rule)
+          .add("expected the raw pointer to import but the reader refused it: ")
+          .add(f.consumer_error);
+      return;
+    }
+    if (f.truth_known && f.truth->accepted && f.must_accept) {
+      out->set(FindingClass::rejected_valid, f.tensor_rule)
+          .add("expected a valid tensor inside the consumer's profile to import but it refused: ")
+          .add(f.consumer_error);
+    }
+    return;
+  }
+  if (f.truth_known && !f.truth->accepted) {
+    const Violation* v = f.truth->first_must();
+    out->set(FindingClass::accepted_invalid, v != nullptr ? v->rule : Rule::none)
+        .add("expected a refusal of an invalid tensor but it was imported: ")
+        .add(v != nullptr ? v->message : "");
+    return;
+  }
+  const DLCObservation& obs = *f.observation;
+  if (f.spec == nullptr) {
+    // The fuzzers compare the data only: their inputs may have more dimensions than a spec holds.
+  } else if (const DLCTensorSpec& spec = *f.spec; obs.ndim != spec.ndim) {
+    out->set(FindingClass::wrong_metadata).add("expected ndim ").num(spec.ndim)
+        .add(" but the consumer saw ").num(obs.ndim);
+    return;
+  } else {
+    for (int i = 0; i < spec.ndim && i < DLC_MAX_NDIM; ++i) {
+      if (obs.shape[i] != spec.shape[i]) {
+        out->set(FindingClass::wrong_metadata).add("expected shape[").num(i).add("] = ")
+            .num(spec.shape[i]).add(" but the consumer saw ").num(obs.shape[i]);
+        return;
+      }
+    }
+    if (!equal_dtype(obs.dtype, spec.dtype)) {
+      auto w = out->set(FindingClass::wrong_metadata);
+      w.add("expected dtype ");
+      dtype_text(w, spec.dtype).add(" but the consumer saw ");
+      dtype_text(w, obs.dtype);
+      return;
+    }
+  }
+  if (f.digest_known && !obs.data_not_read &&
+      (obs.digest != f.digest || obs.elements_read != f.elements)) {
+    out->set(FindingClass::wrong_data)
+        .add("expected ")
+        .unum(f.elements)
+        .add(" elements with the producer's values (digest ")
+        .hex(f.digest)
+        .add(") but ")
+        .add(f.consumer_label)
+        .add(" read ")
+        .unum(obs.elements_read)
+        .add(" with digest ")
+        .hex(obs.digest)
+        .add(" (byte_offset, strides or lanes misread?)");
+  }
+}
+
+void judge_fault(const FaultFacts& f, Finding* out) noexcept {
+  out->clear();
+  const SignalFacts& s = f.signal;
+  const BlockFacts& b = f.block;
+  const Rule case_rule = f.case_rule;
+  auto where = [&](SafeText& w) -> SafeText& {
+    return w.add(" in ").add(f.where).add(" of ").add(f.plugin);
+  };
+  if (s.signal != SIGSEGV && s.signal != SIGBUS) {
+    auto w = out->set(FindingClass::crash, case_rule);
+    w.add(signal_name(s.signal)).add(": the process aborted");
+    where(w);
+    return;
+  }
+  const char* access = s.is_write ? "write" : "read";
+  if (s.general_protection && !s.is_exec) {
+    if (s.aligned_vector_insn) {
+      auto w = out->set(FindingClass::misaligned_access);
+      w.add("expected an alignment check before an aligned vector access but found a "
+            "general-protection fault on ")
+          .add(f.misaligned_data ? "data that is not 16-byte aligned" : "an unaligned address");
+      where(w);
+      return;
+    }
+    auto w = out->set(FindingClass::wild_pointer, f.raw ? Rule::LAY_3 : case_rule);
+    w.add("general-protection fault at ").hex(s.ip).add(" (a non-canonical pointer");
+    w.add(f.raw ? ", read from a foreign struct layout)" : ")");
+    where(w);
+    return;
+  }
+  if (s.is_exec) {
+    if (b.found) {
+      auto w = out->set(FindingClass::bad_function_pointer);
+      w.add("called into a ").add(to_string(b.kind)).add(" buffer as if it were code (offset ")
+          .num(b.offset).add("): a deleter read from the wrong offset");
+      where(w);
+      return;
+    }
+    if (s.returned_into_garbage) {
+      auto w = out->set(FindingClass::memory_corruption, case_rule);
+      w.add("returned into garbage at ").hex(s.address)
+          .add(": the return address on the stack was overwritten (a stack overrun)");
+      where(w);
+      return;
+    }
+    if (s.address == 0) {
+      auto w = out->set(FindingClass::null_deleter_called);
+      w.add("called a NULL function pointer (a NULL deleter must be checked)");
+      where(w);
+      return;
+    }
+    auto w = out->set(FindingClass::bad_function_pointer);
+    w.add("jumped to the non-code address ").hex(s.address);
+    where(w);
+    return;
+  }
+  if (!b.found) {
+    auto w = out->set(FindingClass::wild_pointer, f.raw ? Rule::LAY_3 : case_rule);
+    w.add(access).add(" of address ").hex(s.address).add(" outside every tensor buffer");
+    if (f.raw) w.add(" (the reader misread a foreign struct layout)");
+    where(w);
+    return;
+  }
+  const char* kind = to_string(b.kind);
+  if (b.state == BlockState::freed) {
+    const int64_t deleter_at = b.struct_kind == abi::StructKind::legacy
+                                   ? static_cast<int64_t>(abi::kLegacyDeleterOffset)
+                                   : static_cast<int64_t>(abi::kVersionedDeleterOffset);
+    if (b.kind == DLC_ALLOC_STRUCT && !s.is_write && b.offset == deleter_at &&
+        b.struct_kind != abi::StructKind::unknown && b.struct_kind != abi::StructKind::variant) {
+      auto w = out->set(FindingClass::deleter_called_twice);
+      w.add("expected exactly one deleter call but found a second: the deleter field of a struct ")
+          .add("whose deleter already ran was read");
+      where(w);
+      return;
+    }
+    auto w = out->set(FindingClass::use_after_delete);
+    w.add(access).add(" of ").add(kind).add(" after the deleter ran (offset ").num(b.offset)
+        .add(" of ").unum(b.size).add(" bytes");
+    if (b.cases_ago > 0) w.add(", freed ").unum(b.cases_ago).add(" cases earlier");
+    w.add(')');
+    where(w);
+    return;
+  }
+  if (b.state == BlockState::device_poison) {
+    auto w = out->set(FindingClass::device_pointer_dereferenced);
+    w.add("host ").add(access).add(" of a non-CPU tensor's data pointer (offset ").num(b.offset)
+        .add(')');
+    where(w);
+    return;
+  }
+  if (b.offset >= static_cast<int64_t>(b.size)) {
+    if (b.kind == DLC_ALLOC_STRUCT && b.struct_kind == abi::StructKind::foreign_major) {
+      auto w = out->set(FindingClass::future_major_touched);
+      w.add("expected only version, manager_ctx and deleter read from a struct of another ")
+          .add("major but found a ").add(access).add(" at offset ").num(b.offset);
+      where(w);
+      return;
+    }
+    if (b.kind == DLC_ALLOC_STRUCT) {
+      const bool legacy = b.struct_kind == abi::StructKind::legacy;
+      auto w = out->set(FindingClass::struct_overread, legacy ? Rule::LAY_2 : Rule::LAY_3);
+      w.add(access).add(" past the end of a ").unum(b.size).add("-byte struct (at offset ")
+          .num(b.offset).add(')');
+      if (legacy) w.add(" (a legacy DLManagedTensor has no version field)");
+      where(w);
+      return;
+    }
+    auto w = out->set(FindingClass::out_of_bounds,
+                      b.kind == DLC_ALLOC_DATA ? Rule::LAY_10 : Rule::LAY_1);
+    w.add(access).add(" past the end of a ").unum(b.size).add("-byte ").add(kind)
+        .add(" buffer (at offset ").num(b.offset).add(')');
+    where(w);
+    return;
+  }
+  if (b.offset < 0) {
+    auto w = out->set(FindingClass::out_of_bounds, Rule::LAY_1);
+    w.add(access).add(' ').num(-b.offset).add(" bytes before the start of a ").add(kind)
+        .add(" buffer");
+    where(w);
+    return;
+  }
+  if (s.is_write && b.state == BlockState::read_only) {
+    auto w = out->set(FindingClass::write_to_read_only);
+    w.add("write to a READ_ONLY tensor's data (offset ").num(b.offset).add(')');
+    where(w);
+    return;
+  }
+  auto w = out->set(FindingClass::wild_pointer, case_rule);
+  w.add(access).add(" fault inside a ").add(kind).add(" buffer");
+  where(w);
+}
+
+void judge_death(int signal, int exit_status, bool timed_out, double timeout_seconds,
+                 const char* last_words, Rule case_rule, Finding* out) noexcept {
+  out->clear();
+  if (timed_out) {
+    out->set(FindingClass::timeout, case_rule).add("still running after ")
+        .num(static_cast<int64_t>(timeout_seconds)).add(" s; the worker was killed");
+    return;
+  }
+  const bool sanitizer = last_words != nullptr && (std::strstr(last_words, "Sanitizer") != nullptr ||
+                                                   std::strstr(last_words, "runtime error") != nullptr);
+  auto w = out->set(sanitizer ? FindingClass::sanitizer_report : FindingClass::crash, case_rule);
+  if (signal != 0) {
+    w.add("the worker was killed by ").add(signal_name(signal));
+  } else {
+    w.add("the worker exited with status ").num(exit_status);
+  }
+  if (last_words != nullptr && *last_words != '\0') w.add(": ").add(last_words);
+}
+
+void judge_ownership(const OwnershipFacts& f, Finding* out) noexcept {
+  out->clear();
+  if (f.producer_leaked_blocks > 0) {
+    out->set(FindingClass::deleter_leaks)
+        .add("expected the deleter of ")
+        .add(f.producer_label)
+        .add(" to free everything produce() allocated but found ")
+        .unum(f.producer_leaked_bytes)
+        .add(" bytes in ")
+        .unum(f.producer_leaked_blocks)
+        .add(f.producer_leaked_blocks == 1 ? " block" : " blocks")
+        .add(" still allocated, the first from ")
+        .add(or_dash(f.producer_leak_site));
+    return;
+  }
+  if (f.consumer_foreign_frees > 0) {
+    out->set(FindingClass::frees_unowned)
+        .add("expected ")
+        .add(f.consumer_label)
+        .add(" to free only what it allocated but found ")
+        .unum(f.consumer_foreign_frees)
+        .add(f.consumer_foreign_frees == 1 ? " free" : " frees")
+        .add(" of ")
+        .unum(f.consumer_foreign_bytes)
+        .add(" bytes it does not own, the first from ")
+        .add(or_dash(f.consumer_free_site));
+  }
+}
+
+}  // namespace dlc

@@ -1,0 +1,145 @@
+// The judge: every verdict of the matrix, the fuzz targets and the Python bridge comes from here.
+// Each part takes the facts one exchange produced and returns at most one Finding {class, rule,
+// words}; none allocates, and judge_fault() is async-signal-safe.
+//
+//   judge_handoff    what a producer handed over for a request: the capsule, the version it chose
+//                    (VER-4, VER-1), the flags the request implies (FLAG-1b, FLAG-2), LAY-5, the
+//                    reference validator, and every field and value against the request.
+//   judge_refusal    a producer that refused a request.
+//   judge_lifecycle  the ledger after the consumer ran: renamed capsule (LIFE-1), exactly one
+//                    deleter call (LIFE-3), no call on a pointer never handed out.
+//   judge_import     what the consumer imported against the truth: accepted-invalid,
+//                    rejected-valid, wrong metadata, wrong data (LAY-4).
+//   judge_fault      a fatal signal, from the arena's facts about the address.
+//   judge_ownership  allocations a party made or freed during the exchange (LIFE-5).
+#pragma once
+
+#include <cstdint>
+
+#include "abi.h"
+#include "dlconform/plugin.h"
+#include "fault.h"
+#include "finding.h"
+#include "guard.h"
+#include "validate.h"
+
+namespace dlc {
+
+// ---- The producer's side ----------------------------------------------------------------------
+
+struct ExpectedTensor {
+  const DLCTensorSpec* spec = nullptr;  // what was asked for
+  // The producer may make the tensor its own way (byte_offset folded into data, NULL strides for
+  // compact data before 1.2, NULL data when empty): only the logical tensor is compared.
+  bool compare_fields = true;
+  bool digest_known = false;  // a host tensor whose values are known
+  uint64_t digest = 0;        // what reading every element in logical order gives
+  uint64_t elements = 0;
+  // The request is a valid tensor for the producer's version: the validator must accept what
+  // comes back. False for the invalid tensors a mock makes on purpose.
+  bool request_valid = true;
+};
+
+struct HandoffFacts {
+  const DLCRequest* request = nullptr;  // as made (after any TypeError fallback)
+  DLCHandoff handoff{};                 // as handed over
+  DLCVersion producer_version{};        // the version the producer says it emits (VER-1)
+  bool negotiation_only = false;        // the harness only asked: check VER-4 and VER-1
+  ExpectedTensor expected;              // for exchanges: the tensor that was asked for
+};
+
+// VER-4 for any answer; for exchanges also the producer checks against the request.
+void judge_handoff(const HandoffFacts& facts, Finding* out) noexcept;
+
+struct RefusalFacts {
+  const DLCRequest* request = nullptr;  // as made (after any TypeError fallback)
+  int rc = DLC_ERR_BUFFER;              // what produce() returned
+  const char* error = "";
+  DLCVersion producer_version{};        // the version it emits; major 0 for a legacy producer
+  bool negotiation_only = false;        // the harness asked for max_version only
+  // The tensor is inside the producer's profile and valid: refusing it is a finding.
+  bool in_profile = false;
+  Rule tensor_rule = Rule::none;
+};
+
+// A refusal is a finding where the rules oblige the producer to answer: a versioned producer
+// asked with max_version of its own major or newer (VER-4), TypeError from a producer that knows
+// max_version (VER-5), or a tensor inside its own profile.
+void judge_refusal(const RefusalFacts& facts, Finding* out) noexcept;
+
+// ---- The consumer's side ----------------------------------------------------------------------
+
+struct LifecycleFacts {
+  const char* offered_name = nullptr;  // the capsule name handed over; NULL for a raw exchange
+  const char* name_after = nullptr;    // the name after consume() and release()
+  bool imported = false;               // consume() returned DLC_OK
+  const char* consumer_error = "";
+  bool deleter_expected = true;        // the struct has a deleter (LIFE-4)
+  uint32_t consumer_calls = 0;         // deleter calls on the struct during consume/release
+  const char* first_call_where = nullptr;
+  const char* second_call_where = nullptr;
+  uint32_t stray_calls = 0;            // deleter calls on pointers never handed out
+  const char* stray_where = nullptr;
+  const char* consumer_label = "";     // "strict-consumer@v1.3"
+};
+
+void judge_lifecycle(const LifecycleFacts& facts, Finding* out) noexcept;
+
+struct ImportFacts {
+  int rc = DLC_OK;                  // consume() result
+  const char* consumer_error = "";
+  bool raw = false;
+  // The reference verdict for a consumer of this version (truth_known false for raw exchanges).
+  bool truth_known = false;
+  const ValidateResult* truth = nullptr;
+  // A conformant consumer with this profile must import it (refusing is rejected-valid).
+  bool must_accept = false;
+  Rule tensor_rule = Rule::none;
+  const DLCTensorSpec* spec = nullptr;  // the tensor that was made
+  const DLCObservation* observation = nullptr;
+  bool digest_known = false;
+  uint64_t digest = 0;
+  uint64_t elements = 0;
+  const char* consumer_label = "";
+};
+
+void judge_import(const ImportFacts& facts, Finding* out) noexcept;
+
+// ---- Faults ----------------------------------------------------------------------------------
+
+struct FaultFacts {
+  SignalFacts signal;
+  BlockFacts block;           // what the arena knows of signal.address
+  bool raw = false;           // a raw, type-erased exchange (no capsule name said the layout)
+  bool misaligned_data = false;  // the tensor's data is not 16-byte aligned
+  Rule case_rule = Rule::none;   // the rule the case's tensor exercises
+  const char* where = "";        // "consume()"
+  const char* plugin = "-";      // "planted-oob-shape@v1.3"
+};
+
+// Async-signal-safe.
+void judge_fault(const FaultFacts& facts, Finding* out) noexcept;
+
+// A worker that died without a fault the handler could name: the sanitizer's or the runtime's own
+// last words (may be empty).
+void judge_death(int signal, int exit_status, bool timed_out, double timeout_seconds,
+                 const char* last_words, Rule case_rule, Finding* out) noexcept;
+
+// ---- Ownership (LIFE-5) ----------------------------------------------------------------------
+
+struct OwnershipFacts {
+  // Bytes the producer allocated during produce() that are still live after its deleter ran.
+  uint64_t producer_leaked_bytes = 0;
+  uint32_t producer_leaked_blocks = 0;
+  const char* producer_leak_site = nullptr;  // "libfoo.so+0x1234 (foo_export)" of the first
+  // Frees a consumer made of memory it did not allocate (the producer's, the harness's).
+  uint32_t consumer_foreign_frees = 0;
+  uint64_t consumer_foreign_bytes = 0;
+  const char* consumer_free_site = nullptr;
+  const char* producer_label = "";
+  const char* consumer_label = "";
+};
+
+void judge_ownership(const OwnershipFacts& facts, Finding* out) noexcept;
+
+}  // namespace dlc

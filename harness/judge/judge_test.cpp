@@ -1,0 +1,318 @@
+// The judges, table-driven: each row is the facts of one exchange and the class and rule it must
+// be judged with (the same wherever the facts come from: the matrix, a fuzz target, the bridge).
+#include "judge.h"
+
+#include <cstring>
+#include <string>
+
+#include "catch.hpp"
+
+namespace {
+
+std::string verdict(const dlc::Finding& f) {
+  if (!f.any()) return "none";
+  return std::string(dlc::name_of(f.cls)) + " " + dlc::id_of(f.rule);
+}
+
+struct Tensor {
+  int64_t shape[2] = {2, 3};
+  int64_t strides[2] = {3, 1};
+  float data[6] = {0, 1, 2, 3, 4, 5};
+  dlc::abi::ManagedTensorVersioned versioned{};
+  dlc::abi::ManagedTensor legacy{};
+  DLCTensorSpec spec{};
+  Tensor() {
+    const dlc::abi::Tensor t{data, {1, 0}, 2, {2, 32, 1}, shape, strides, 0};
+    versioned.version = {1, 3};
+    versioned.dl_tensor = t;
+    legacy.dl_tensor = t;
+    spec.dtype = {2, 32, 1};
+    spec.ndim = 2;
+    spec.shape[0] = 2;
+    spec.shape[1] = 3;
+    spec.device = {1, 0};
+  }
+  uint64_t digest() const { return dlc_digest_update(dlc_digest_init(), data, sizeof data); }
+};
+
+}  // namespace
+
+TEST_CASE("judge: every finding class names a rule of the table or carries its case's", "[unit]") {
+  for (const dlc::ClassInfo* c = dlc::classes_begin(); c != dlc::classes_end(); ++c) {
+    INFO(c->name);
+    CHECK(dlc::class_from_name(c->name) == c->cls);
+    if (c->rule != dlc::Rule::none) CHECK(dlc::rule_from_id(dlc::id_of(c->rule)) == c->rule);
+  }
+  for (const dlc::RuleInfo* r = dlc::rules_begin(); r != dlc::rules_end(); ++r) {
+    CHECK(dlc::rule_from_id(r->id) == r->rule);
+  }
+  // Severity reads the table: a crash is always MUST, an ignored READ_ONLY always INFO.
+  CHECK(dlc::severity_of(dlc::FindingClass::crash, dlc::Rule::LAY_9) == dlc::Severity::must);
+  CHECK(dlc::severity_of(dlc::FindingClass::read_only_ignored, dlc::Rule::none) ==
+        dlc::Severity::info);
+  CHECK(dlc::severity_of(dlc::FindingClass::producer_violation, dlc::Rule::FLAG_1B) ==
+        dlc::Severity::should);
+  CHECK(dlc::severity_of(dlc::FindingClass::rejected_valid, dlc::Rule::LAY_7) ==
+        dlc::Severity::should);
+}
+
+TEST_CASE("judge: lifecycle (LIFE-1, LIFE-3)", "[unit]") {
+  struct Row {
+    const char* what;
+    const char* after;
+    bool imported;
+    uint32_t calls;
+    uint32_t stray;
+    bool deleter;
+    const char* expected;
+  };
+  const Row rows[] = {
+      {"imported, renamed, deleted once", "used_dltensor", true, 1, 0, true, "none"},
+      {"refused without taking it", "dltensor", false, 0, 0, true, "none"},
+      {"took it and never deleted", "used_dltensor", true, 0, 0, true,
+       "deleter-never-called LIFE-3"},
+      {"refused after taking it, never deleted", "used_dltensor", false, 0, 0, true,
+       "deleter-never-called LIFE-3"},
+      {"deleted twice", "used_dltensor", true, 2, 0, true, "deleter-called-twice LIFE-3"},
+      {"deleted a copy", "used_dltensor", true, 1, 1, true, "stray-deleter-call LIFE-3"},
+      {"imported without renaming", "dltensor", true, 1, 0, true, "capsule-not-renamed LIFE-1"},
+      {"deleted without renaming", "dltensor", false, 1, 0, true, "capsule-not-renamed LIFE-1"},
+      {"renamed to another name", "used_dltensor_versioned", true, 1, 0, true,
+       "capsule-misnamed LIFE-1"},
+      {"a NULL deleter is not owed", "used_dltensor", true, 0, 0, false, "none"},
+  };
+  for (const Row& row : rows) {
+    dlc::LifecycleFacts f;
+    f.offered_name = "dltensor";
+    f.name_after = row.after;
+    f.imported = row.imported;
+    f.deleter_expected = row.deleter;
+    f.consumer_calls = row.calls;
+    f.stray_calls = row.stray;
+    f.first_call_where = "consume()";
+    f.second_call_where = "release()";
+    f.consumer_label = "c@v1.3";
+    dlc::Finding out;
+    dlc::judge_lifecycle(f, &out);
+    INFO(row.what << ": " << out.words);
+    CHECK(verdict(out) == row.expected);
+  }
+}
+
+TEST_CASE("judge: the producer's handoff against the request", "[unit]") {
+  Tensor t;
+  DLCRequest request{};
+  request.has_max_version = 1;
+  request.max_version = {1, 3};
+  request.tensor = t.spec;
+  const uint64_t requested = t.digest();
+  auto judge = [&](DLCHandoff h, DLCVersion own, bool negotiation = false) {
+    dlc::HandoffFacts f;
+    f.request = &request;
+    f.handoff = h;
+    f.producer_version = own;
+    f.negotiation_only = negotiation;
+    f.expected.spec = &request.tensor;
+    f.expected.digest_known = true;
+    f.expected.digest = requested;
+    f.expected.elements = 6;
+    dlc::Finding out;
+    dlc::judge_handoff(f, &out);
+    INFO(out.words);
+    return verdict(out);
+  };
+  CHECK(judge({"dltensor_versioned", &t.versioned}, {1, 3}) == "none");
+  CHECK(judge({nullptr, &t.versioned}, {1, 3}) == "producer-violation LIFE-1");
+  CHECK(judge({"tensor", &t.versioned}, {1, 3}) == "producer-violation LIFE-1");
+  t.versioned.version = {1, 0};
+  CHECK(judge({"dltensor_versioned", &t.versioned}, {1, 3}) == "wrong-version-field VER-1");
+  t.versioned.version = {1, 3};
+  // VER-4: a legacy caller gets a legacy struct; a caller of the producer's major a versioned one.
+  request.has_max_version = 0;
+  CHECK(judge({"dltensor_versioned", &t.versioned}, {1, 3}) == "versioned-to-legacy-caller VER-4");
+  CHECK(judge({"dltensor", &t.legacy}, {1, 3}) == "none");
+  request.has_max_version = 1;
+  CHECK(judge({"dltensor", &t.legacy}, {1, 3}) == "negotiation-downgrade VER-4");
+  t.versioned.version = {2, 0};
+  CHECK(judge({"dltensor_versioned", &t.versioned}, {2, 0}, true) ==
+        "unsupported-version-returned VER-4");
+  t.versioned.version = {1, 3};
+  // Fields and values against the request.
+  t.shape[0] = 3;
+  t.shape[1] = 2;
+  CHECK(judge({"dltensor_versioned", &t.versioned}, {1, 3}) == "producer-violation LAY-1");
+  t.shape[0] = 2;
+  t.shape[1] = 3;
+  t.data[4] = 40;
+  CHECK(judge({"dltensor_versioned", &t.versioned}, {1, 3}) == "producer-violation LAY-4");
+  t.data[4] = 4;
+  request.copy = 1;
+  CHECK(judge({"dltensor_versioned", &t.versioned}, {1, 3}) == "producer-violation FLAG-2");
+  t.versioned.flags = dlc::abi::kFlagIsCopied;
+  CHECK(judge({"dltensor_versioned", &t.versioned}, {1, 3}) == "none");
+  request.copy = -1;
+  request.tensor.options = DLC_SPEC_READ_ONLY;
+  CHECK(judge({"dltensor_versioned", &t.versioned}, {1, 3}) == "producer-violation FLAG-1b");
+  request.tensor.options = 0;
+  t.versioned.dl_tensor.strides = nullptr;
+  CHECK(judge({"dltensor_versioned", &t.versioned}, {1, 3}) == "producer-violation LAY-5");
+  t.versioned.version = {1, 1};
+  CHECK(judge({"dltensor_versioned", &t.versioned}, {1, 1}) == "none");  // compact: NULL is fine
+}
+
+TEST_CASE("judge: refusals", "[unit]") {
+  DLCRequest request{};
+  request.has_max_version = 1;
+  request.max_version = {1, 3};
+  auto judge = [&](int rc, DLCVersion own, bool negotiation, bool in_profile) {
+    dlc::RefusalFacts f;
+    f.request = &request;
+    f.rc = rc;
+    f.error = "no";
+    f.producer_version = own;
+    f.negotiation_only = negotiation;
+    f.in_profile = in_profile;
+    f.tensor_rule = dlc::Rule::LAY_8;
+    dlc::Finding out;
+    dlc::judge_refusal(f, &out);
+    return verdict(out);
+  };
+  CHECK(judge(DLC_ERR_BUFFER, {1, 3}, true, false) == "negotiation-refused VER-4");
+  CHECK(judge(DLC_ERR_BUFFER, {2, 0}, true, false) == "none");  // nothing a 1.x caller reads
+  CHECK(judge(DLC_ERR_TYPE, {1, 3}, false, false) == "producer-violation VER-5");
+  CHECK(judge(DLC_ERR_TYPE, {0, 0}, false, false) == "none");  // a legacy producer may
+  CHECK(judge(DLC_ERR_BUFFER, {1, 3}, false, true) == "export-refused LAY-8");
+  CHECK(judge(DLC_ERR_BUFFER, {1, 3}, false, false) == "none");
+  CHECK(judge(DLC_ERR_INTERNAL, {1, 3}, false, false) == "plugin-error ");
+  request.has_max_version = 0;
+  CHECK(judge(DLC_ERR_BUFFER, {1, 3}, true, false) == "none");  // a legacy caller may be refused
+}
+
+TEST_CASE("judge: the import against the truth", "[unit]") {
+  Tensor t;
+  dlc::ValidateResult valid, invalid;
+  dlc::validate(DLCHandoff{"dltensor_versioned", &t.versioned}, dlc::ValidateOptions{}, &valid);
+  Tensor bad;
+  bad.versioned.dl_tensor.dtype = {99, 32, 1};
+  dlc::validate(DLCHandoff{"dltensor_versioned", &bad.versioned}, dlc::ValidateOptions{}, &invalid);
+  DLCObservation obs{};
+  obs.ndim = 2;
+  obs.shape[0] = 2;
+  obs.shape[1] = 3;
+  obs.dtype = {2, 32, 1};
+  obs.digest = t.digest();
+  obs.elements_read = 6;
+  auto judge = [&](int rc, const dlc::ValidateResult& truth, bool must_accept,
+                   const DLCObservation& o) {
+    dlc::ImportFacts f;
+    f.rc = rc;
+    f.truth_known = true;
+    f.truth = &truth;
+    f.must_accept = must_accept;
+    f.tensor_rule = dlc::Rule::LAY_1;
+    f.spec = &t.spec;
+    f.observation = &o;
+    f.digest_known = true;
+    f.digest = t.digest();
+    f.elements = 6;
+    dlc::Finding out;
+    dlc::judge_import(f, &out);
+    return verdict(out);
+  };
+  CHECK(judge(DLC_OK, valid, true, obs) == "none");
+  CHECK(judge(DLC_ERR_BUFFER, valid, true, obs) == "rejected-valid LAY-1");
+  CHECK(judge(DLC_ERR_BUFFER, valid, false, obs) == "none");  // outside the consumer's profile
+  CHECK(judge(DLC_OK, invalid, false, obs) == "accepted-invalid DT-2");
+  CHECK(judge(DLC_ERR_BUFFER, invalid, false, obs) == "none");
+  DLCObservation wrong = obs;
+  wrong.digest ^= 1;
+  CHECK(judge(DLC_OK, valid, true, wrong) == "wrong-data LAY-4");
+  DLCObservation shape = obs;
+  shape.shape[1] = 2;
+  CHECK(judge(DLC_OK, valid, true, shape) == "wrong-metadata LAY-1");
+}
+
+TEST_CASE("judge: faults become findings from the arena's facts", "[unit]") {
+  struct Row {
+    const char* what;
+    bool found;
+    DLCAllocKind kind;
+    dlc::abi::StructKind struct_kind;
+    dlc::BlockState state;
+    int64_t offset;
+    bool write, exec, gp, vector, garbage;
+    uintptr_t address;
+    const char* expected;
+  };
+  using K = dlc::abi::StructKind;
+  using S = dlc::BlockState;
+  const Row rows[] = {
+      {"past a legacy struct", true, DLC_ALLOC_STRUCT, K::legacy, S::live, 72, false, false, false,
+       false, false, 1, "struct-overread LAY-2"},
+      {"past a foreign major's head", true, DLC_ALLOC_STRUCT, K::foreign_major, S::live, 32, false,
+       false, false, false, false, 1, "future-major-touched VER-2"},
+      {"past the data", true, DLC_ALLOC_DATA, K::unknown, S::live, 256, false, false, false, false,
+       false, 1, "out-of-bounds LAY-10"},
+      {"past the shape", true, DLC_ALLOC_SHAPE, K::unknown, S::live, 16, false, false, false, false,
+       false, 1, "out-of-bounds LAY-1"},
+      {"after the deleter", true, DLC_ALLOC_DATA, K::unknown, S::freed, 4, false, false, false,
+       false, false, 1, "use-after-delete LIFE-6"},
+      {"the deleter field of a deleted struct", true, DLC_ALLOC_STRUCT, K::legacy, S::freed, 56,
+       false, false, false, false, false, 1, "deleter-called-twice LIFE-3"},
+      {"a write to read-only data", true, DLC_ALLOC_DATA, K::unknown, S::read_only, 0, true, false,
+       false, false, false, 1, "write-to-read-only FLAG-1"},
+      {"a device pointer", true, DLC_ALLOC_DATA, K::unknown, S::device_poison, 8, false, false,
+       false, false, false, 1, "device-pointer-dereferenced DEV-3"},
+      {"a NULL call", false, DLC_ALLOC_DATA, K::unknown, S::live, 0, false, true, false, false,
+       false, 0, "null-deleter-called LIFE-4"},
+      {"a call into a buffer", true, DLC_ALLOC_SHAPE, K::unknown, S::live, 0, false, true, false,
+       false, false, 1, "bad-function-pointer LAY-2"},
+      {"a return into garbage", false, DLC_ALLOC_DATA, K::unknown, S::live, 0, false, true, false,
+       false, true, 0x40, "memory-corruption LAY-8"},
+      {"an aligned load on misaligned data", false, DLC_ALLOC_DATA, K::unknown, S::live, 0, false,
+       false, true, true, false, 0, "misaligned-access LAY-9"},
+      {"outside every buffer", false, DLC_ALLOC_DATA, K::unknown, S::live, 0, false, false, false,
+       false, false, 0x1234, "wild-pointer LAY-8"},
+  };
+  for (const Row& row : rows) {
+    dlc::FaultFacts f;
+    f.signal.signal = SIGSEGV;
+    f.signal.address = row.address;
+    f.signal.is_write = row.write;
+    f.signal.is_exec = row.exec;
+    f.signal.general_protection = row.gp;
+    f.signal.aligned_vector_insn = row.vector;
+    f.signal.returned_into_garbage = row.garbage;
+    f.block.found = row.found;
+    f.block.kind = row.kind;
+    f.block.struct_kind = row.struct_kind;
+    f.block.state = row.state;
+    f.block.offset = row.offset;
+    f.block.size = row.kind == DLC_ALLOC_STRUCT ? (row.struct_kind == K::legacy ? 64 : 24)
+                                                : (row.kind == DLC_ALLOC_SHAPE ? 16 : 256);
+    f.case_rule = dlc::Rule::LAY_8;
+    f.where = "consume()";
+    f.plugin = "c@v1.3";
+    dlc::Finding out;
+    dlc::judge_fault(f, &out);
+    INFO(row.what << ": " << out.words);
+    CHECK(verdict(out) == row.expected);
+  }
+}
+
+TEST_CASE("judge: ownership (LIFE-5)", "[unit]") {
+  dlc::OwnershipFacts f;
+  dlc::Finding out;
+  dlc::judge_ownership(f, &out);
+  CHECK(verdict(out) == "none");
+  f.producer_leaked_blocks = 1;
+  f.producer_leaked_bytes = 32;
+  f.producer_leak_site = "libx.so+0x10";
+  dlc::judge_ownership(f, &out);
+  CHECK(verdict(out) == "deleter-leaks LIFE-5");
+  CHECK(std::string(out.words).find("32 bytes") != std::string::npos);
+  f.producer_leaked_blocks = 0;
+  f.consumer_foreign_frees = 1;
+  dlc::judge_ownership(f, &out);
+  CHECK(verdict(out) == "frees-unowned LIFE-5");
+}

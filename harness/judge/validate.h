@@ -1,0 +1,57 @@
+// The strict reference validator: checks a handed-over tensor against every rule of
+// shared/DLPACK_RULES.md that can be checked from the struct, and names the rule it breaks.
+//
+// Levels follow nanoarrow's validation levels:
+//   minimal  - reads only the struct's own fields; never dereferences shape, strides or data.
+//   standard - also reads shape and strides.
+//   full     - also reads every element (host-readable devices only) and digests it.
+// The validator never writes, never calls the deleter and never allocates.
+#pragma once
+
+#include <cstdint>
+
+#include "abi.h"
+#include "dlconform/plugin.h"
+#include "rules.h"
+
+namespace dlc {
+
+enum class Level { minimal, standard, full };
+
+struct Violation {
+  Rule rule = Rule::none;
+  // An observation that cites a rule without breaking it (unknown flag bits, misaligned data):
+  // always INFO. Otherwise the rule table says how severe the violation is.
+  bool note = false;
+  char message[200] = {};  // "expected X but found Y"
+  Severity severity() const noexcept { return note ? Severity::info : info(rule).severity; }
+};
+
+struct ValidateOptions {
+  Level level = Level::standard;
+  // The version the validating consumer understands: decides which enum values are known (DT-1,
+  // DEV-1) and whether a versioned struct's major is acceptable (VER-2).
+  DLCVersion consumer_version{1, 3};
+  // The consumer's ndim limit (its profile's).
+  int32_t max_ndim = DLC_MAX_NDIM;
+  // Device types whose memory the host may read: CPU always; pinned and managed memory if set.
+  bool host_readable_pinned = false;
+};
+
+struct ValidateResult {
+  static constexpr int kMaxViolations = 8;
+  bool accepted = false;  // no MUST violation
+  int count = 0;
+  Violation violations[kMaxViolations];  // in the order found; severities vary
+  DLCObservation observation{};          // filled as far as the level allowed
+  const Violation* first_must() const noexcept;
+  // The first violation that a consumer refusing at `strict` level refuses: MUST, or SHOULD too.
+  const Violation* first_refusal(bool strict) const noexcept;
+};
+
+// `handoff.name` "dltensor" reads a legacy struct, "dltensor_versioned" a versioned one; NULL is a
+// raw pointer read as `raw_kind` (DLC_STRUCT_LEGACY or DLC_STRUCT_VERSIONED).
+void validate(const DLCHandoff& handoff, const ValidateOptions& options, ValidateResult* result,
+              int32_t raw_kind = DLC_STRUCT_UNKNOWN) noexcept;
+
+}  // namespace dlc

@@ -1,0 +1,252 @@
+// Each rule is proven twice: a violating tensor that is caught, and a conformant one that passes.
+#include "validate.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <string>
+
+#include "catch.hpp"
+#include "geometry.hpp"
+
+namespace {
+
+using dlc::abi::ManagedTensor;
+using dlc::abi::ManagedTensorVersioned;
+
+// A compact float32 tensor over caller-owned arrays.
+struct Fixture {
+  int64_t shape[2] = {2, 3};
+  int64_t strides[2] = {3, 1};
+  float data[6] = {1, 2, 3, 4, 5, 6};
+  ManagedTensorVersioned versioned{};
+  ManagedTensor legacy{};
+  Fixture() {
+    dlc::abi::Tensor t{data, {1, 0}, 2, {2, 32, 1}, shape, strides, 0};
+    versioned.version = {1, 3};
+    versioned.dl_tensor = t;
+    legacy.dl_tensor = t;
+  }
+};
+
+dlc::ValidateResult check(const char* name, void* p, dlc::Level level = dlc::Level::standard,
+                          DLCVersion consumer = {1, 3}) {
+  dlc::ValidateOptions o;
+  o.level = level;
+  o.consumer_version = consumer;
+  dlc::ValidateResult r;
+  dlc::validate(DLCHandoff{name, p}, o, &r);
+  return r;
+}
+
+std::string first_rule(const dlc::ValidateResult& r) {
+  const dlc::Violation* v = r.first_must();
+  return v != nullptr ? dlc::id_of(v->rule) : "";
+}
+
+// Two pages; the second is PROT_NONE. Returns a pointer `before` bytes ahead of the boundary.
+struct GuardedPage {
+  uint8_t* base;
+  size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  GuardedPage() {
+    base = static_cast<uint8_t*>(
+        mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    mprotect(base + page, page, PROT_NONE);
+  }
+  ~GuardedPage() { munmap(base, 2 * page); }
+  uint8_t* ending(size_t bytes) { return base + page - bytes; }
+  uint8_t* poisoned() { return base + page; }
+};
+
+}  // namespace
+
+TEST_CASE("validate: a conformant tensor passes at every level", "[unit]") {
+  Fixture f;
+  for (auto level : {dlc::Level::minimal, dlc::Level::standard, dlc::Level::full}) {
+    CHECK(check("dltensor_versioned", &f.versioned, level).accepted);
+    CHECK(check("dltensor", &f.legacy, level).accepted);
+  }
+  const auto full = check("dltensor_versioned", &f.versioned, dlc::Level::full);
+  CHECK(full.observation.elements_read == 6);
+  CHECK(full.observation.digest == dlc_digest_update(dlc_digest_init(), f.data, sizeof f.data));
+}
+
+TEST_CASE("validate: minimal never dereferences shape, strides or data", "[unit]") {
+  GuardedPage page;
+  Fixture f;
+  f.versioned.dl_tensor.data = page.poisoned();
+  f.versioned.dl_tensor.shape = reinterpret_cast<int64_t*>(page.poisoned());
+  f.versioned.dl_tensor.strides = reinterpret_cast<int64_t*>(page.poisoned());
+  CHECK(check("dltensor_versioned", &f.versioned, dlc::Level::minimal).accepted);
+  // Standard reads shape and strides but not data.
+  Fixture g;
+  g.versioned.dl_tensor.data = page.poisoned();
+  CHECK(check("dltensor_versioned", &g.versioned, dlc::Level::standard).accepted);
+  // Full skips data it cannot read on the host (DEV-3).
+  g.versioned.dl_tensor.device = {2, 0};
+  const auto full = check("dltensor_versioned", &g.versioned, dlc::Level::full);
+  CHECK(full.accepted);
+  CHECK(full.observation.data_not_read == 1);
+}
+
+TEST_CASE("validate: another major touches nothing past the deleter (VER-2)", "[unit]") {
+  GuardedPage page;
+  // version, manager_ctx, deleter fill the last 24 bytes before the guard page.
+  auto* m = reinterpret_cast<ManagedTensorVersioned*>(page.ending(24));
+  m->version = {2, 0};
+  const auto r = check("dltensor_versioned", m, dlc::Level::full);
+  CHECK_FALSE(r.accepted);
+  CHECK(first_rule(r) == "VER-2");
+}
+
+TEST_CASE("validate: NULL strides are legal before 1.2 only (LAY-5)", "[unit]") {
+  Fixture f;
+  f.versioned.dl_tensor.strides = nullptr;
+  f.versioned.version = {1, 1};
+  CHECK(check("dltensor_versioned", &f.versioned).accepted);
+  f.versioned.version = {1, 2};
+  CHECK(first_rule(check("dltensor_versioned", &f.versioned)) == "LAY-5");
+  f.legacy.dl_tensor.strides = nullptr;
+  CHECK(check("dltensor", &f.legacy).accepted);
+}
+
+TEST_CASE("validate: ndim 0 may carry NULL shape; ndim > 0 may not (LAY-6)", "[unit]") {
+  Fixture f;
+  f.versioned.dl_tensor.ndim = 0;
+  f.versioned.dl_tensor.shape = nullptr;
+  f.versioned.dl_tensor.strides = nullptr;
+  CHECK(check("dltensor_versioned", &f.versioned, dlc::Level::full).accepted);
+  Fixture g;
+  g.versioned.dl_tensor.shape = nullptr;
+  CHECK(first_rule(check("dltensor_versioned", &g.versioned)) == "LAY-6");
+}
+
+TEST_CASE("validate: zero-size tensors may have NULL data (LAY-7), others not (LAY-4)", "[unit]") {
+  Fixture f;
+  f.shape[0] = 0;
+  f.versioned.dl_tensor.data = nullptr;
+  CHECK(check("dltensor_versioned", &f.versioned, dlc::Level::full).accepted);
+  Fixture g;
+  g.versioned.dl_tensor.data = nullptr;
+  CHECK(first_rule(check("dltensor_versioned", &g.versioned)) == "LAY-4");
+}
+
+TEST_CASE("validate: dtype codes and widths (DT-1, DT-2)", "[unit]") {
+  struct Case {
+    uint8_t code, bits;
+    bool ok;
+  };
+  const Case cases[] = {{0, 8, true},   {0, 12, false}, {4, 16, true}, {4, 32, false},
+                        {5, 64, true},  {6, 8, true},   {6, 1, false}, {10, 8, true},
+                        {15, 6, true},  {15, 8, false}, {17, 4, true}, {17, 8, false},
+                        {99, 32, false}};
+  for (const Case& c : cases) {
+    Fixture f;
+    f.versioned.dl_tensor.dtype = {c.code, c.bits, 1};
+    INFO("code " << int(c.code) << " bits " << int(c.bits));
+    CHECK(check("dltensor_versioned", &f.versioned).accepted == c.ok);
+  }
+  // A 0.6 consumer does not know Bool; a 1.0 consumer does not know float8 (VER-3 / DT-1).
+  Fixture b;
+  b.legacy.dl_tensor.dtype = {6, 8, 1};
+  CHECK_FALSE(check("dltensor", &b.legacy, dlc::Level::standard, {0, 6}).accepted);
+  CHECK(check("dltensor", &b.legacy, dlc::Level::standard, {0, 8}).accepted);
+  Fixture z;
+  z.versioned.dl_tensor.dtype = {2, 32, 0};
+  CHECK(first_rule(check("dltensor_versioned", &z.versioned)) == "DT-1");
+}
+
+TEST_CASE("validate: devices (DEV-1, DEV-2)", "[unit]") {
+  Fixture f;
+  f.versioned.dl_tensor.device = {99, 0};
+  CHECK(first_rule(check("dltensor_versioned", &f.versioned)) == "DEV-1");
+  f.versioned.dl_tensor.device = {1, 3};
+  CHECK(first_rule(check("dltensor_versioned", &f.versioned)) == "DEV-2");
+  f.versioned.dl_tensor.device = {18, 0};  // Trn: known from 1.2
+  CHECK(check("dltensor_versioned", &f.versioned, dlc::Level::minimal, {1, 2}).accepted);
+  CHECK_FALSE(check("dltensor_versioned", &f.versioned, dlc::Level::minimal, {1, 1}).accepted);
+}
+
+TEST_CASE("validate: overflowing and negative shapes (LAY-10)", "[unit]") {
+  Fixture f;
+  f.shape[0] = INT64_MAX;
+  f.shape[1] = 4;
+  CHECK(first_rule(check("dltensor_versioned", &f.versioned)) == "LAY-10");
+  Fixture g;
+  g.shape[0] = -1;
+  CHECK(first_rule(check("dltensor_versioned", &g.versioned)) == "LAY-10");
+}
+
+TEST_CASE("validate: capsule names (LIFE-1, LIFE-8) and unknown flags (FLAG-4)", "[unit]") {
+  Fixture f;
+  CHECK(first_rule(check("used_dltensor", &f.legacy)) == "LIFE-8");
+  CHECK(first_rule(check("tensor", &f.legacy)) == "LIFE-1");
+  f.versioned.flags = uint64_t{1} << 40;
+  const auto r = check("dltensor_versioned", &f.versioned);
+  CHECK(r.accepted);
+  bool reported = false;
+  for (int i = 0; i < r.count; ++i) {
+    reported |= r.violations[i].rule == dlc::Rule::FLAG_4 &&
+                r.violations[i].severity() == dlc::Severity::info;
+  }
+  CHECK(reported);
+}
+
+TEST_CASE("validate: address arithmetic that wraps is refused (LAY-10)", "[unit]") {
+  Fixture f;
+  f.versioned.dl_tensor.data = reinterpret_cast<void*>(~uintptr_t{0} - 15);
+  f.versioned.dl_tensor.byte_offset = reinterpret_cast<uintptr_t>(f.data) + 16;
+  CHECK(first_rule(check("dltensor_versioned", &f.versioned)) == "LAY-10");
+  // The same tensor reached without wrapping is fine.
+  Fixture g;
+  g.versioned.dl_tensor.data = g.data - 2;
+  g.versioned.dl_tensor.byte_offset = 2 * sizeof(float);
+  CHECK(check("dltensor_versioned", &g.versioned, dlc::Level::full).accepted);
+}
+
+TEST_CASE("validate: severities come from the rule table, notes are INFO", "[unit]") {
+  Fixture f;
+  f.versioned.dl_tensor.data = reinterpret_cast<uint8_t*>(f.data) + 1;  // never read: minimal
+  const auto r = check("dltensor_versioned", &f.versioned, dlc::Level::minimal);
+  const dlc::Violation* lay9 = nullptr;
+  for (int i = 0; i < r.count; ++i) {
+    if (r.violations[i].rule == dlc::Rule::LAY_9) lay9 = &r.violations[i];
+  }
+  REQUIRE(lay9 != nullptr);
+  CHECK(lay9->note);
+  CHECK(lay9->severity() == dlc::Severity::info);  // LAY-9 itself is SHOULD
+  CHECK(dlc::info(dlc::Rule::LAY_9).severity == dlc::Severity::should);
+  CHECK(r.accepted);
+}
+
+TEST_CASE("validate: strided digests equal the compact copy's (LAY-4, LAY-8)", "[unit]") {
+  // A 3x4 int16 tensor stored transposed with a negative stride and a byte offset.
+  int64_t shape[2] = {3, 4}, strides[2] = {-1, 3};
+  const DLCDtype i16{0, 16, 1};
+  const dlc::geo::Geometry g = dlc::geo::geometry(2, shape, strides, i16, false);
+  REQUIRE(g.valid);
+  // Room on both sides, so that the wrong (compact) reading below stays inside the buffer.
+  std::vector<uint8_t> storage(64 + g.storage_bytes + 64);
+  uint8_t* origin = storage.data() + 64 + (-g.min_offset) * 2;
+  dlc::geo::fill(g, 2, shape, strides, 7, origin);
+  // The same values, compact, as a reader in logical order sees them.
+  const dlc::geo::Geometry compact_g = dlc::geo::geometry(2, shape, nullptr, i16, false);
+  std::vector<uint8_t> compact_storage(compact_g.storage_bytes);
+  dlc::geo::fill(compact_g, 2, shape, nullptr, 7, compact_storage.data());
+  const uint64_t expected = dlc_digest_update(dlc_digest_init(), compact_storage.data(),
+                                              compact_storage.size());
+
+  dlc::abi::ManagedTensorVersioned m{};
+  m.version = {1, 3};
+  m.dl_tensor = dlc::abi::Tensor{origin - 16, {1, 0}, 2, i16, shape, strides, 16};
+  const auto r = check("dltensor_versioned", &m, dlc::Level::full);
+  REQUIRE(r.accepted);
+  CHECK(r.observation.digest == expected);
+  CHECK(r.observation.elements_read == 12);
+  // Reading it as compact instead gives a different digest: the check has teeth.
+  m.dl_tensor.strides = nullptr;
+  m.version = {1, 1};
+  const auto wrong = check("dltensor_versioned", &m, dlc::Level::full);
+  CHECK(wrong.observation.digest != expected);
+}

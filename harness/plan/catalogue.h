@@ -1,0 +1,43 @@
+// The tensor catalogue: the hand-written cases (each for a rule) and the generated views that
+// real frameworks export (permutations, steps, windows, broadcasts, size-0 and size-1 extents,
+// several dtypes), de-duplicated, each with a stable id.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dlconform/plugin.h"
+#include "rules.h"
+
+namespace dlc {
+
+struct TensorCase {
+  std::string name;  // stable id: "f32_8x8", "view/nd2/perm10/f32"
+  DLCTensorSpec spec{};
+  int32_t copy = -1;       // the copy keyword (STRM-4)
+  bool base = false;       // part of the core S0/S1/S2 grid; the rest is "edge" or "views"
+  bool generated = false;  // one of the generated views
+  Rule rule = Rule::none;  // the rule the case exercises
+  // Only a producer that makes tensors on request (DLC_FEATURE_TEST_LAYOUTS) can be asked for it:
+  // an invalid tensor, a NULL deleter, unknown flag bits.
+  bool test_layout = false;
+  // What reading every element in logical order gives (host tensors with a valid geometry).
+  bool digest_known = false;
+  uint64_t digest = 0;
+  uint64_t elements = 0;
+};
+
+const std::vector<TensorCase>& tensor_catalogue();
+// -1 when there is none.
+int find_tensor(std::string_view name);
+
+// Whether what a conformant producer makes of `t` is a valid tensor for a consumer of `version`
+// with an ndim limit of `max_ndim` (the reference validator's verdict, standard level).
+bool valid_for(const TensorCase& t, DLCVersion version, int32_t max_ndim);
+
+// How many of the catalogue's tensors are generated views.
+size_t generated_view_count();
+
+}  // namespace dlc

@@ -1,0 +1,44 @@
+// One exchange, run in the current process: produce, check the producer's handoff, consume,
+// release, and hand every fact to the judge. The runner calls this inside forked workers; the
+// result goes into a fixed-size record (no heap), which a worker shares with its parent.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "finding.h"
+#include "host.h"
+#include "plan.h"
+
+namespace dlc {
+
+struct CaseRecord {
+  std::atomic<uint8_t> done{0};  // set last, once the record is complete
+  Verdict verdict = Verdict::skip;
+  FindingClass cls = FindingClass::none;
+  Rule rule = Rule::none;
+  uint32_t micros = 0;
+  char detail[480] = {};
+};
+
+// Calls create() on every participant (once per process, before forking).
+[[nodiscard]] bool create_plugin_states(std::vector<Participant>& participants, std::string* error);
+
+// Runs `c` and fills `out` (everything but `done`).
+void run_exchange(const std::vector<Participant>& participants, const CaseDef& c,
+                  CaseRecord* out) noexcept;
+
+// What the fault handler needs to know of the case in flight (async-signal-safe to read).
+struct CaseContext {
+  bool raw = false;
+  bool misaligned = false;
+  Rule rule = Rule::none;
+};
+extern CaseContext g_case_context;
+
+// Copies a record into the report's model.
+void to_result(const CaseRecord& record, CaseResult* result);
+
+}  // namespace dlc
