@@ -39,9 +39,11 @@ int run(int argc, char** argv) {
   }
   std::string error;
   Suppressions suppressions;
-  if (!o.suppressions.empty() && !load_suppressions(o.suppressions, &suppressions, &error)) {
-    std::fprintf(stderr, "dlconform matrix: --suppressions: %s\n", error.c_str());
-    return kExitHarnessError;
+  for (const std::string& file : o.suppressions) {
+    if (!load_suppressions(file, &suppressions, &error)) {
+      std::fprintf(stderr, "dlconform matrix: --suppressions: %s\n", error.c_str());
+      return kExitHarnessError;
+    }
   }
   MatrixFailure failure = MatrixFailure::none;
   if (o.list) {
@@ -91,10 +93,12 @@ int run(int argc, char** argv) {
   std::vector<CaseResult>& results = result.results;
   const size_t known = apply_suppressions(suppressions, results);
   for (const auto& [format, path] : o.reports) {
-    const std::string content = format == "json"       ? render_json(result.info, results)
-                                : format == "junit"    ? render_junit(result.info, results)
-                                : format == "markdown" ? render_markdown(result.info, results)
-                                                       : render_html(result.info, results);
+    const std::string content =
+        format == "json"                  ? render_json(result.info, results)
+        : format == "junit"               ? render_junit(result.info, results)
+        : format == "markdown"            ? render_markdown(result.info, results)
+        : format == "frameworks-markdown" ? render_frameworks_markdown(result.info, results)
+                                          : render_html(result.info, results);
     if (content.empty() || !write_file_atomic(path, content, &error)) {
       std::fprintf(stderr, "dlconform matrix: %s\n",
                    content.empty() ? ("cannot render the " + format + " report").c_str()
@@ -132,7 +136,7 @@ int run(int argc, char** argv) {
   for (const Suppression& s : suppressions.entries) {
     if (s.matched == 0) {  // even with --quiet: the file needs attention
       std::fprintf(stderr, "dlconform matrix: %s:%d: stale suppression: %s %s matched no case\n",
-                   suppressions.origin.c_str(), s.line, s.rule.c_str(), s.party.c_str());
+                   s.origin.c_str(), s.line, s.rule.c_str(), s.party.c_str());
     }
   }
   if (!o.quiet) {

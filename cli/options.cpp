@@ -10,7 +10,8 @@ namespace dlc::cli {
 const char* const kMatrixUsage =
     "usage: dlconform matrix [--plugin SO]... [--no-builtin] [--filter PATTERN] [--jobs N]\n"
     "                        [--timeout SECONDS] [--json F] [--junit F] [--markdown F] [--html F]\n"
-    "                        [--framework ENV]... [--suppressions F] [--warn-only]\n"
+    "                        [--framework ENV]... [--frameworks-markdown F]\n"
+    "                        [--suppressions F]... [--warn-only]\n"
     "                        [--no-isolation] [--list] [--run-details] [--quiet | --verbose]\n";
 const char* const kLayoutUsage =
     "usage: dlconform layout [--header PATH]... [--json FILE] [--markdown FILE] [--cc CC] "
@@ -62,12 +63,12 @@ Parsed parse_matrix(int argc, char** argv, MatrixCommand* o) {
   o->run.jobs = default_jobs();
   return walk(argc, argv,
               {"--plugin", "--filter", "--jobs", "--timeout", "--json", "--junit", "--markdown",
-               "--html", "--suppressions", "--framework"},
+               "--html", "--suppressions", "--framework", "--frameworks-markdown"},
               [&](const std::string& arg, const std::string& v) -> Parsed {
                 if (arg == "--plugin") {
                   o->run.plugins.push_back(v);
                 } else if (arg == "--suppressions") {
-                  o->suppressions = v;
+                  o->suppressions.push_back(v);
                 } else if (arg == "--framework") {
                   if (v.empty() || v.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789._-") !=
                                        std::string::npos) {
@@ -91,7 +92,7 @@ Parsed parse_matrix(int argc, char** argv, MatrixCommand* o) {
                   }
                   o->run.timeout_seconds = t;
                 } else if (arg == "--json" || arg == "--junit" || arg == "--markdown" ||
-                           arg == "--html") {
+                           arg == "--html" || arg == "--frameworks-markdown") {
                   o->reports[arg.substr(2)] = v;
                 } else if (arg == "--no-builtin") {
                   o->run.builtin = false;

@@ -22,7 +22,7 @@ struct Parsed {
 struct MatrixCommand {
   MatrixConfig run;
   std::map<std::string, std::string> reports;  // "json", "junit", "markdown", "html" -> path
-  std::string suppressions;                    // path, "" for none
+  std::vector<std::string> suppressions;       // suppression files, every one applies
   bool warn_only = false;
   bool list = false;
   bool quiet = false;

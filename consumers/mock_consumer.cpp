@@ -76,7 +76,7 @@ Imported g_imported;
 [[maybe_unused]] void (*g_cached_versioned_deleter)(struct DLManagedTensorVersioned*) = nullptr;
 #endif
 
-void call_deleter(Imported& t) {
+DLC_AS_FOREIGN_CODE void call_deleter(Imported& t) {
   if (t.pointer == nullptr) return;
   if (t.kind == DLC_STRUCT_LEGACY) {
     auto* m = static_cast<DLManagedTensor*>(t.pointer);

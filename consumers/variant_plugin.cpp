@@ -109,7 +109,10 @@ int consume(void*, DLCHandoff* handoff, const DLCRequest*, DLCObservation* obs, 
   const DLPackVersion version = read_version(m, &present);
   if (!present || version.major != DLPACK_MAJOR_VERSION) {
     const std::string why =
-        present ? "expected DLPack major 1 but found " + std::to_string(version.major) + " (VER-2)"
+        present ? "expected DLPack major 1 but found " +
+                      (version.major < 1000 ? std::to_string(version.major)
+                                            : std::string("a value that is no version (pointer bits?)")) +
+                      " (VER-2)"
                 : std::string("no version tag: not a tensor of this design");
     set_error(err, err_len, why.c_str());
     return DLC_ERR_BUFFER;  // release() still deletes

@@ -113,7 +113,8 @@ static int build(const DLCTensorSpec* spec, DLTensor* t, Owned* o, char* err, si
     if (offset * size >= span) offset = 0;
 #endif
     for (int64_t j = 0; j < size; ++j) {
-      first[offset * size + j] = dlc_fill_byte(spec->fill_seed, (uint64_t)k, (uint32_t)j);
+      first[offset * size + j] =
+          dlc_fill_value_byte(spec->dtype.code, spec->fill_seed, (uint64_t)k, (uint32_t)j);
     }
     for (int d = ndim - 1; d >= 0 && ++index[d] == o->shape[d]; --d) index[d] = 0;
   }

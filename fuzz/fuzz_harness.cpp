@@ -48,6 +48,14 @@ extern "C" size_t LLVMFuzzerMutate(uint8_t* data, size_t size, size_t max_size)
     __attribute__((weak));
 
 namespace dlc_fuzz {
+
+void announce_under_test(const char* role, const dlc::LoadedPlugin& plugin) {
+  // Under libFuzzer only: a replay's errors stay one line each.
+  if (LLVMFuzzerMutate == nullptr) return;
+  std::fprintf(stderr, "dlconform fuzz: %s %s@%s: %s\n", role, plugin.name().c_str(),
+               plugin.header().c_str(),
+               plugin.table->description != nullptr ? plugin.table->description : "");
+}
 namespace {
 
 const TensorInput* g_input = nullptr;
@@ -215,6 +223,7 @@ dlc::LoadedPlugin load_or_exit(const std::string& path, uint32_t role) {
                  path.c_str(), role == DLC_ROLE_CONSUMER ? "consumer" : "producer");
     std::exit(1);
   }
+  announce_under_test(role == DLC_ROLE_CONSUMER ? "consumer" : "producer", r.plugin);
   char error[256] = {};
   if (r.plugin.table->create != nullptr &&
       r.plugin.table->create(&host().table, &r.plugin.state, error, sizeof error) != DLC_OK) {

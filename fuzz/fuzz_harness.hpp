@@ -20,6 +20,10 @@ namespace dlc_fuzz {
 // The harness state every plugin of this process was created with.
 dlc::HostState& host();
 
+// One line saying what is under test, "dlconform fuzz: consumer NAME@HEADER: DESCRIPTION"
+// (tools/fuzz-campaign reads the version from it); printed under libFuzzer only.
+void announce_under_test(const char* role, const dlc::LoadedPlugin& plugin);
+
 // "dlc-<name>.so" of a built-in plugin, looked up in $DLCONFORM_PLUGIN_DIR, then a
 // dlconform-plugins folder next to the executable (an OSS-Fuzz $OUT), then the build tree's
 // consumers/, consumers/zoo/ and producers/ (or the installed plugin folder). Exits with status 1

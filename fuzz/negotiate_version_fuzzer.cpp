@@ -35,6 +35,7 @@ bool load(const std::string& path) {
                                                  : (path + ": expected a producer plugin").c_str());
     return false;
   }
+  dlc_fuzz::announce_under_test("producer", r.plugin);
   char error[256] = {};
   if (r.plugin.table->create != nullptr &&
       r.plugin.table->create(&dlc_fuzz::host().table, &r.plugin.state, error, sizeof error) !=

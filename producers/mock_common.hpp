@@ -110,7 +110,7 @@ inline int build_dltensor(const DLCTensorSpec& spec, DLTensor* t, Owned* owned,
   }
   if (!g.valid) {
     // An invalid geometry (the test asked for it): data nobody may read.
-    t->data = g_host->device_poison(g_host->ctx, 4096);
+    t->data = g_host->no_storage(g_host->ctx, 4096);
     return DLC_OK;
   }
   if (g.numel == 0 && (spec.options & DLC_SPEC_NULL_DATA_IF_EMPTY)) {
@@ -131,6 +131,9 @@ inline int build_dltensor(const DLCTensorSpec& spec, DLTensor* t, Owned* owned,
   const size_t padded = (body + spec.misalign + 255) / 256 * 256;
   uint8_t* block = static_cast<uint8_t*>(take(owned, padded, 256, DLC_ALLOC_DATA));
   if (block == nullptr) return DLC_ERR_INTERNAL;
+  // The bytes around and between the elements: the same on every run (a reader that ignores
+  // byte_offset or strides reads these, and its digest must not depend on the slot's past).
+  std::memset(block, 0xA5, padded);
   uint8_t* storage = block + spec.misalign;
   const int64_t* given = spec.has_strides ? spec.strides : nullptr;
   dlc::geo::fill(g, spec.ndim, spec.shape, given, spec.fill_seed, storage + spec.byte_offset + lead);

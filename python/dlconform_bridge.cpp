@@ -1,20 +1,31 @@
-// _dlconform: the CPython capsule bridge. Real frameworks meet dlconform's mock producers and its
-// strict consumer through the Python DLPack protocol:
+// _dlconform: the CPython bridge between real frameworks and dlconform's harness. The Python
+// driver (dlconform_frameworks.py) only runs frameworks and hands what it observed to these
+// functions; every verdict comes from the judge the matrix uses (harness/judge), so a defect has
+// the same class and rule here as in the matrix and the fuzzers.
 //
 //   MockTensor(producer_plugin_path, tensor_name)  an object with __dlpack__(*, stream=None,
 //       max_version=None, dl_device=None, copy=None) and __dlpack_device__(), backed by a mock
-//       producer plugin, guarded memory and the deleter ledger. numpy.from_dlpack(t) and
-//       torch.from_dlpack(t) consume it; t.deleter_calls() and t.capsule_renamed() say what they
-//       did with it (LIFE-1, LIFE-3).
-//   consume(obj, max_version=(1, 3))  imports obj.__dlpack__ the way the spec says (VER-4: ask
-//       with max_version, fall back on TypeError; LIFE-1: check and rename the capsule), validates
-//       the struct at the full level (every element read and digested), calls the deleter once,
-//       and returns what it saw as a dict.
-//   tensor_names(), digest(bytes)  the matrix's tensor catalogue, and its FNV-1a digest.
+//       producer plugin, guarded memory and the deleter ledger; frameworks import it.
+//   judge_import(mock, outcome)  judges what a framework did with a MockTensor: the lifecycle
+//       (LIFE-1, LIFE-3), the import against the truth (accepted-invalid, rejected-valid,
+//       wrong-data), READ_ONLY kept (FLAG-1, INFO).
+//   consume(obj, max_version=(1, 3), expected=None)  imports obj.__dlpack__ (or a capsule) the way
+//       the spec says (VER-4/VER-5: ask, fall back on TypeError; LIFE-1: rename), interposes the
+//       deleter, and judges the handoff against what the framework says the tensor is
+//       (judge_handoff: VER-4, VER-1, FLAG-1b, FLAG-2, LAY-5, the validator, fields, values).
+//   interpose(capsule) / deleter_calls(handle)  counts a capsule's deleter calls (framework pairs).
+//   check_exchange_api(obj)  XAPI-1 to XAPI-5 on the type's __dlpack_c_exchange_api__.
+//   PluginConsumer(path)  a consumer plugin driven like a framework's from_dlpack.
+//   guard_faults(path)  a fault handler that names a fault in guarded memory (judge_fault).
 //
 // Every function is noexcept towards Python: C++ errors become Python exceptions.
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <dlpack/dlpack.h>
 
 #include <cstring>
 #include <string>
@@ -22,14 +33,16 @@
 
 #include "abi.h"
 #include "catalogue.h"
+#include "fault.h"
 #include "host.h"
+#include "judge.h"
+#include "phase.h"
 #include "plugin_loader.h"
+#include "profile.h"
 #include "validate.h"
 
 namespace {
 
-// One host for the life of the process: frameworks may delete tensors late (LIFE-7), so the
-// arena is never reset under them.
 dlc::HostState& host() { return dlc::process_host(); }
 
 // What became of each capsule we handed out, keyed by the managed struct it carried.
@@ -42,24 +55,22 @@ std::unordered_map<void*, CapsuleFate>& fates() {
   return *map;
 }
 
-struct LoadedProducers {
-  std::unordered_map<std::string, dlc::LoadedPlugin> by_path;
-};
-LoadedProducers& producers() {
-  static auto* p = new LoadedProducers();
-  return *p;
+std::unordered_map<std::string, dlc::LoadedPlugin>& plugins() {
+  static auto* map = new std::unordered_map<std::string, dlc::LoadedPlugin>();
+  return *map;
 }
 
-const dlc::LoadedPlugin* load_producer(const std::string& path) {
-  auto it = producers().by_path.find(path);
-  if (it != producers().by_path.end()) return &it->second;
+const dlc::LoadedPlugin* load(const std::string& path, uint32_t role) {
+  auto it = plugins().find(path);
+  if (it != plugins().end()) return &it->second;
   dlc::LoadResult r = dlc::load_plugin(path);
   if (r.error != dlc::LoadError::none) {
     PyErr_SetString(PyExc_OSError, r.message.c_str());
     return nullptr;
   }
-  if (!r.plugin.is_producer()) {
-    PyErr_Format(PyExc_ValueError, "%s: expected a producer plugin but found none", path.c_str());
+  if ((r.plugin.table->roles & role) == 0) {
+    PyErr_Format(PyExc_ValueError, "%s: expected a %s plugin but found none", path.c_str(),
+                 role == DLC_ROLE_PRODUCER ? "producer" : "consumer");
     return nullptr;
   }
   char error[256] = {};
@@ -68,49 +79,13 @@ const dlc::LoadedPlugin* load_producer(const std::string& path) {
     PyErr_Format(PyExc_OSError, "%s: create() failed: %s", path.c_str(), error);
     return nullptr;
   }
-  return &producers().by_path.emplace(path, r.plugin).first->second;
+  return &plugins().emplace(path, r.plugin).first->second;
 }
 
-void capsule_destructor(PyObject* capsule) {
-  void* managed = PyCapsule_GetContext(capsule);
-  CapsuleFate& fate = fates()[managed];
-  fate.destroyed = true;
-  const char* name = PyCapsule_GetName(capsule);
-  if (name != nullptr && std::strncmp(name, "used_", 5) == 0) {
-    fate.renamed = true;
-    return;
-  }
-  if (name != nullptr) dlc::delete_unclaimed(DLCHandoff{name, managed});
-  PyErr_Clear();
-}
-
-// ---------------------------------------------------------------------------------------------
-// MockTensor
-
-struct MockTensor {
-  PyObject_HEAD
-  const dlc::LoadedPlugin* producer;
-  int tensor_index;
-  void* last_managed;  // the struct of the last capsule handed out
-};
-
-int mock_init(MockTensor* self, PyObject* args, PyObject*) {
-  const char* path = nullptr;
-  const char* tensor = nullptr;
-  if (!PyArg_ParseTuple(args, "ss", &path, &tensor)) return -1;
-  self->producer = load_producer(path);
-  if (self->producer == nullptr) return -1;
-  const auto& catalogue = dlc::tensor_catalogue();
-  self->tensor_index = -1;
-  for (size_t i = 0; i < catalogue.size(); ++i) {
-    if (catalogue[i].name == tensor) self->tensor_index = static_cast<int>(i);
-  }
-  if (self->tensor_index < 0) {
-    PyErr_Format(PyExc_ValueError, "expected a tensor name of the catalogue but found '%s'", tensor);
-    return -1;
-  }
-  self->last_managed = nullptr;
-  return 0;
+PyObject* finding_tuple(const dlc::Finding& f) {
+  if (!f.any()) Py_RETURN_NONE;
+  return Py_BuildValue("(ssss)", dlc::name_of(f.cls), dlc::id_of(f.rule),
+                       dlc::to_string(f.severity()), f.words);
 }
 
 bool parse_version(PyObject* object, DLCVersion* out) {
@@ -124,6 +99,54 @@ bool parse_version(PyObject* object, DLCVersion* out) {
   return true;
 }
 
+void capsule_destructor(PyObject* capsule) {
+  void* managed = PyCapsule_GetContext(capsule);
+  CapsuleFate& fate = fates()[managed];
+  fate.destroyed = true;
+  const char* name = PyCapsule_GetName(capsule);
+  if (name != nullptr && std::strncmp(name, "used_", 5) == 0) {
+    fate.renamed = true;
+    return;
+  }
+  if (name != nullptr) dlc::delete_unclaimed(DLCHandoff{name, managed});  // LIFE-2
+  PyErr_Clear();
+}
+
+// ---------------------------------------------------------------------------------------------
+// MockTensor
+
+struct MockTensor {
+  PyObject_HEAD
+  const dlc::LoadedPlugin* producer;
+  int tensor_index;
+  void* last_managed;  // the struct of the last capsule handed out
+  bool refused;        // the producer refused a request (BufferError)
+  bool type_error_unanswered;  // __dlpack__(max_version=...) raised TypeError, no retry since
+  bool asked;                  // the first __dlpack__ call passed max_version
+  DLCVersion asked_version;    // ... this one: the consumer's own header version
+  int calls;                   // __dlpack__ calls so far
+};
+
+int mock_init(MockTensor* self, PyObject* args, PyObject*) {
+  const char* path = nullptr;
+  const char* tensor = nullptr;
+  if (!PyArg_ParseTuple(args, "ss", &path, &tensor)) return -1;
+  self->producer = load(path, DLC_ROLE_PRODUCER);
+  if (self->producer == nullptr) return -1;
+  self->tensor_index = dlc::find_tensor(tensor);
+  if (self->tensor_index < 0) {
+    PyErr_Format(PyExc_ValueError, "expected a tensor name of the catalogue but found '%s'", tensor);
+    return -1;
+  }
+  self->last_managed = nullptr;
+  self->refused = false;
+  self->type_error_unanswered = false;
+  self->asked = false;
+  self->asked_version = {};
+  self->calls = 0;
+  return 0;
+}
+
 PyObject* mock_dlpack(MockTensor* self, PyObject* args, PyObject* kwargs) {
   static const char* keywords[] = {"stream", "max_version", "dl_device", "copy", nullptr};
   PyObject *stream = Py_None, *max_version = Py_None, *dl_device = Py_None, *copy = Py_None;
@@ -134,10 +157,14 @@ PyObject* mock_dlpack(MockTensor* self, PyObject* args, PyObject* kwargs) {
   const dlc::TensorCase& t = dlc::tensor_catalogue()[self->tensor_index];
   DLCRequest request{};
   request.tensor = t.spec;
-  request.copy = copy == Py_None ? t.copy : (PyObject_IsTrue(copy) ? 1 : 0);
+  request.copy = copy == Py_None ? -1 : (PyObject_IsTrue(copy) ? 1 : 0);
   if (max_version != Py_None) {
     request.has_max_version = 1;
     if (!parse_version(max_version, &request.max_version)) return nullptr;
+  }
+  if (self->calls++ == 0 && request.has_max_version) {
+    self->asked = true;
+    self->asked_version = request.max_version;
   }
   if (dl_device != Py_None) {
     int type = 0, id = 0;
@@ -153,18 +180,25 @@ PyObject* mock_dlpack(MockTensor* self, PyObject* args, PyObject* kwargs) {
   DLCHandoff handoff{};
   char error[512] = {};
   const DLCPlugin& p = *self->producer->table;
-  const int rc = p.produce(self->producer->state, &request, &handoff, error, sizeof error);
+  int rc = DLC_OK;
+  {
+    dlc::ScopedPhase phase("produce()", p.name, dlc::Party::producer);
+    rc = p.produce(self->producer->state, &request, &handoff, error, sizeof error);
+  }
+  self->type_error_unanswered = rc == DLC_ERR_TYPE && request.has_max_version;
   if (rc == DLC_ERR_TYPE) {
     PyErr_Format(PyExc_TypeError, "__dlpack__(): %s", error);
     return nullptr;
   }
   if (rc != DLC_OK) {
+    self->refused = true;
     PyErr_Format(PyExc_BufferError, "__dlpack__(): %s", error);
     return nullptr;
   }
   const char* name = handoff.name != nullptr && std::strcmp(handoff.name, "dltensor_versioned") == 0
                          ? "dltensor_versioned"
                          : "dltensor";
+  host().arena.tag_struct(handoff.pointer, dlc::abi::struct_kind_of_name(name));
   PyObject* capsule = PyCapsule_New(handoff.pointer, name, capsule_destructor);
   if (capsule == nullptr) {
     dlc::delete_unclaimed(DLCHandoff{name, handoff.pointer});
@@ -193,6 +227,14 @@ PyObject* mock_capsule_renamed(MockTensor* self, PyObject*) {
   return PyBool_FromLong(it->second.renamed);
 }
 
+PyObject* mock_refused(MockTensor* self, PyObject*) { return PyBool_FromLong(self->refused); }
+
+// The max_version of the consumer's first __dlpack__ call, or None when it asked for none.
+PyObject* mock_asked(MockTensor* self, PyObject*) {
+  if (!self->asked) Py_RETURN_NONE;
+  return Py_BuildValue("(II)", self->asked_version.major, self->asked_version.minor);
+}
+
 PyObject* mock_expected(MockTensor* self, PyObject*) {
   const dlc::TensorCase& t = dlc::tensor_catalogue()[self->tensor_index];
   return Py_BuildValue("(KK)", static_cast<unsigned long long>(t.digest),
@@ -208,6 +250,10 @@ PyMethodDef mock_methods[] = {
      "How often the deleter of the last exported struct ran (LIFE-3: exactly once)."},
     {"capsule_renamed", reinterpret_cast<PyCFunction>(mock_capsule_renamed), METH_NOARGS,
      "None while the last capsule lives; then whether its consumer renamed it (LIFE-1)."},
+    {"asked", reinterpret_cast<PyCFunction>(mock_asked), METH_NOARGS,
+     "The max_version of the first __dlpack__ call (the consumer's header), or None."},
+    {"refused", reinterpret_cast<PyCFunction>(mock_refused), METH_NOARGS,
+     "Whether the producer refused a request (as the rules make it for some tensors)."},
     {"expected", reinterpret_cast<PyCFunction>(mock_expected), METH_NOARGS,
      "(digest, elements) a correct reader of the tensor reports."},
     {nullptr, nullptr, 0, nullptr}};
@@ -220,9 +266,137 @@ PyType_Slot mock_slots[] = {
     {0, nullptr}};
 PyType_Spec mock_spec = {"_dlconform.MockTensor", sizeof(MockTensor), 0, Py_TPFLAGS_DEFAULT,
                          mock_slots};
+PyObject* g_mock_type = nullptr;
 
 // ---------------------------------------------------------------------------------------------
-// consume()
+// judge_import(mock, outcome)
+
+bool get_bool(PyObject* dict, const char* key, bool fallback) {
+  PyObject* v = PyDict_GetItemString(dict, key);
+  return v == nullptr || v == Py_None ? fallback : PyObject_IsTrue(v) == 1;
+}
+unsigned long long get_ull(PyObject* dict, const char* key) {
+  PyObject* v = PyDict_GetItemString(dict, key);
+  return v == nullptr || v == Py_None ? 0 : PyLong_AsUnsignedLongLongMask(v);
+}
+std::string get_str(PyObject* dict, const char* key) {
+  PyObject* v = PyDict_GetItemString(dict, key);
+  if (v == nullptr || v == Py_None) return "";
+  const char* s = PyUnicode_AsUTF8(v);
+  return s != nullptr ? s : "";
+}
+
+// outcome: {"imported": bool, "error": str, "digest": int, "elements": int, "ndim": int,
+//           "shape": tuple, "dtype": (code, bits, lanes), "writable": bool|None,
+//           "must_accept": bool, "consumer": "numpy@2.4.6", "consumer_version": (major, minor)}
+PyObject* judge_import_py(PyObject*, PyObject* args) {
+  PyObject* mock_object = nullptr;
+  PyObject* outcome = nullptr;
+  if (!PyArg_ParseTuple(args, "OO!", &mock_object, &PyDict_Type, &outcome)) return nullptr;
+  if (!PyObject_TypeCheck(mock_object, reinterpret_cast<PyTypeObject*>(g_mock_type))) {
+    PyErr_SetString(PyExc_TypeError, "expected a MockTensor");
+    return nullptr;
+  }
+  auto* mock = reinterpret_cast<MockTensor*>(mock_object);
+  const dlc::TensorCase& t = dlc::tensor_catalogue()[mock->tensor_index];
+  const std::string who = get_str(outcome, "consumer");
+  const bool imported = get_bool(outcome, "imported", false);
+  const std::string error = get_str(outcome, "error");
+  DLCVersion version{1, 3};
+  if (PyObject* v = PyDict_GetItemString(outcome, "consumer_version"); v != nullptr && v != Py_None) {
+    if (!parse_version(v, &version)) return nullptr;
+  }
+  dlc::Finding f;
+  if (!imported && mock->type_error_unanswered) {  // an old producer, and no second question
+    f.set(dlc::FindingClass::no_version_fallback)
+        .add("expected ").add(who.c_str())
+        .add(" to call __dlpack__() again without max_version after the producer's TypeError but ")
+        .add("it gave up: ").add(error.c_str());
+    return finding_tuple(f);
+  }
+  // The lifecycle: what the ledger and the capsule's fate say.
+  auto fate = fates().find(mock->last_managed);
+  const bool destroyed = fate != fates().end() && fate->second.destroyed;
+  const dlc::DeleterLedger::Entry* entry =
+      mock->last_managed != nullptr ? host().ledger.find(mock->last_managed) : nullptr;
+  if (mock->last_managed != nullptr && destroyed) {
+    dlc::LifecycleFacts lf;
+    const bool versioned = host().arena.facts(reinterpret_cast<uintptr_t>(mock->last_managed))
+                               .struct_kind == dlc::abi::StructKind::versioned;
+    lf.offered_name = versioned ? "dltensor_versioned" : "dltensor";
+    lf.name_after = fate->second.renamed ? (versioned ? "used_dltensor_versioned" : "used_dltensor")
+                                         : lf.offered_name;
+    lf.imported = imported;
+    lf.consumer_error = error.c_str();
+    lf.deleter_expected = (t.spec.options & DLC_SPEC_NULL_DELETER) == 0;
+    // A refused capsule that was not renamed was deleted by its destructor, not the consumer.
+    lf.consumer_calls = entry != nullptr ? entry->calls : 0;
+    if (!fate->second.renamed && lf.consumer_calls > 0) lf.consumer_calls -= 1;
+    lf.first_call_where = entry != nullptr ? entry->where[0] : nullptr;
+    lf.second_call_where = entry != nullptr ? entry->where[1] : nullptr;
+    lf.stray_calls = host().ledger.stray_calls();
+    lf.stray_where = host().ledger.stray_where();
+    lf.consumer_label = who.c_str();
+    dlc::judge_lifecycle(lf, &f);
+    if (f.any()) return finding_tuple(f);
+  }
+  // The import against the truth.
+  DLCObservation obs{};
+  obs.ndim = static_cast<int32_t>(get_ull(outcome, "ndim"));
+  if (PyObject* shape = PyDict_GetItemString(outcome, "shape"); shape != nullptr && PyTuple_Check(shape)) {
+    for (Py_ssize_t i = 0; i < PyTuple_Size(shape) && i < DLC_MAX_NDIM; ++i) {
+      obs.shape[i] = PyLong_AsLongLong(PyTuple_GetItem(shape, i));
+    }
+  }
+  if (PyObject* dtype = PyDict_GetItemString(outcome, "dtype"); dtype != nullptr && dtype != Py_None) {
+    unsigned int code = 0, bits = 0, lanes = 0;
+    if (!PyArg_ParseTuple(dtype, "III", &code, &bits, &lanes)) return nullptr;
+    obs.dtype = {static_cast<uint8_t>(code), static_cast<uint8_t>(bits), static_cast<uint16_t>(lanes)};
+  } else {
+    obs.dtype = t.spec.dtype;  // the framework has no reverse mapping for this dtype
+  }
+  obs.digest = get_ull(outcome, "digest");
+  obs.elements_read = get_ull(outcome, "elements");
+  obs.data_not_read = get_bool(outcome, "data_not_read", false) ? 1 : 0;
+  dlc::ValidateResult truth;
+  const bool valid = dlc::valid_for(t, version, DLC_MAX_NDIM);
+  truth.accepted = valid;
+  if (!valid) {
+    // The rule the truth breaks, for accepted-invalid: the validator's first MUST violation.
+    truth.count = 1;
+    truth.violations[0].rule = t.rule;
+    dlc::SafeText(truth.violations[0].message, sizeof truth.violations[0].message)
+        .add("the tensor breaks ").add(dlc::id_of(t.rule));
+  }
+  dlc::ImportFacts imp;
+  imp.rc = imported ? DLC_OK : DLC_ERR_BUFFER;
+  imp.consumer_error = error.c_str();
+  imp.truth_known = true;
+  imp.truth = &truth;
+  imp.must_accept = get_bool(outcome, "must_accept", false);
+  imp.tensor_rule = t.rule;
+  // A framework that imported what it cannot read back itself: nothing to compare.
+  imp.spec = obs.data_not_read ? nullptr : &t.spec;
+  imp.observation = &obs;
+  imp.digest_known = t.digest_known && t.spec.device.device_type == 1 && imported;
+  imp.digest = t.digest;
+  imp.elements = t.elements;
+  imp.consumer_label = who.c_str();
+  dlc::judge_import(imp, &f);
+  if (f.any()) return finding_tuple(f);
+  // READ_ONLY: a consumer that can express read-only keeps it; one that cannot may ignore it
+  // (FLAG-1: an interop hazard, reported at INFO).
+  if (imported && (t.spec.options & DLC_SPEC_READ_ONLY) && get_bool(outcome, "writable", false)) {
+    f.set(dlc::FindingClass::read_only_ignored)
+        .add("expected the import of a READ_ONLY tensor to be read-only but ")
+        .add(who.c_str())
+        .add(" made it writable");
+  }
+  return finding_tuple(f);
+}
+
+// ---------------------------------------------------------------------------------------------
+// consume(obj, max_version, expected)
 
 PyObject* violations_list(const dlc::ValidateResult& r) {
   PyObject* list = PyList_New(0);
@@ -236,25 +410,17 @@ PyObject* violations_list(const dlc::ValidateResult& r) {
   return list;
 }
 
-PyObject* consume(PyObject*, PyObject* args, PyObject* kwargs) {
-  static const char* keywords[] = {"obj", "max_version", nullptr};
-  PyObject* obj = nullptr;
-  PyObject* max_version = nullptr;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|O", const_cast<char**>(keywords), &obj,
-                                   &max_version)) {
-    return nullptr;
+// Calls obj.__dlpack__ as a consumer must (VER-5): with max_version first, without it on
+// TypeError. Returns a new reference to the capsule, or nullptr with a Python error set.
+PyObject* ask_for_capsule(PyObject* obj, bool ask, DLCVersion asked, bool* fell_back,
+                          PyObject** type_error) {
+  if (PyCapsule_CheckExact(obj)) {  // a framework's own to_dlpack() gave a capsule already
+    Py_INCREF(obj);
+    return obj;
   }
-  DLCVersion asked{1, 3};
-  if (max_version != nullptr && max_version != Py_None && !parse_version(max_version, &asked)) {
-    return nullptr;
-  }
-  const bool ask = max_version != Py_None;
-  // VER-4: ask for our version; a producer that predates the keyword raises TypeError.
   PyObject* method = PyObject_GetAttrString(obj, "__dlpack__");
   if (method == nullptr) return nullptr;
   PyObject* capsule = nullptr;
-  bool fell_back = false;
-  PyObject* type_error = nullptr;
   if (ask) {
     PyObject* empty = PyTuple_New(0);
     PyObject* kw = Py_BuildValue("{s:(II)}", "max_version", asked.major, asked.minor);
@@ -264,15 +430,36 @@ PyObject* consume(PyObject*, PyObject* args, PyObject* kwargs) {
     if (capsule == nullptr && PyErr_ExceptionMatches(PyExc_TypeError)) {
       PyObject *type, *value, *trace;
       PyErr_Fetch(&type, &value, &trace);
-      type_error = value != nullptr ? PyObject_Str(value) : nullptr;
+      *type_error = value != nullptr ? PyObject_Str(value) : nullptr;
       Py_XDECREF(type);
       Py_XDECREF(value);
       Py_XDECREF(trace);
-      fell_back = true;
+      *fell_back = true;
     }
   }
-  if (!ask || fell_back) capsule = PyObject_CallNoArgs(method);
+  if (!ask || *fell_back) capsule = PyObject_CallNoArgs(method);
   Py_DECREF(method);
+  return capsule;
+}
+
+PyObject* consume(PyObject*, PyObject* args, PyObject* kwargs) {
+  static const char* keywords[] = {"obj", "max_version", "expected", "producer", nullptr};
+  PyObject* obj = nullptr;
+  PyObject* max_version = nullptr;
+  PyObject* expected = nullptr;
+  const char* producer = "framework";
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|OOs", const_cast<char**>(keywords), &obj,
+                                   &max_version, &expected, &producer)) {
+    return nullptr;
+  }
+  DLCVersion asked{1, 3};
+  if (max_version != nullptr && max_version != Py_None && !parse_version(max_version, &asked)) {
+    return nullptr;
+  }
+  const bool ask = max_version != Py_None;
+  bool fell_back = false;
+  PyObject* type_error = nullptr;
+  PyObject* capsule = ask_for_capsule(obj, ask, asked, &fell_back, &type_error);
   if (capsule == nullptr) {
     Py_XDECREF(type_error);
     return nullptr;
@@ -286,32 +473,79 @@ PyObject* consume(PyObject*, PyObject* args, PyObject* kwargs) {
   const char* name = PyCapsule_GetName(capsule);
   const std::string capsule_name = name != nullptr ? name : "";
   const bool versioned = capsule_name == "dltensor_versioned";
+  dlc::Finding f;
   if (!versioned && capsule_name != "dltensor") {
+    f.set(dlc::FindingClass::producer_violation, dlc::Rule::LIFE_1)
+        .add("expected capsule name dltensor or dltensor_versioned but found ")
+        .add(capsule_name.c_str());
     Py_DECREF(capsule);
     Py_XDECREF(type_error);
-    PyErr_Format(PyExc_ValueError, "expected capsule name dltensor or dltensor_versioned but found %s",
-                 capsule_name.c_str());
-    return nullptr;
+    return Py_BuildValue("{s:N}", "finding", finding_tuple(f));
   }
   void* pointer = PyCapsule_GetPointer(capsule, name);
-  // LIFE-1: take ownership before anything can fail.
+  // LIFE-1: take ownership before anything can fail; then the deleter is interposed, so that
+  // the ledger counts its calls without the framework's cooperation.
   PyCapsule_SetName(capsule, versioned ? "used_dltensor_versioned" : "used_dltensor");
+  const DLCHandoff handoff{versioned ? "dltensor_versioned" : "dltensor", pointer};
+  dlc::abi::StructKind kind = dlc::abi::struct_kind_of_name(handoff.name);
+  if (versioned && static_cast<dlc::abi::FrozenHead*>(pointer)->version.major != 1) {
+    kind = dlc::abi::StructKind::foreign_major;
+  }
+  host().ledger.interpose(pointer, kind);
 
+  // What the framework says the tensor is, as a request: dtype, shape, values (strides free).
+  DLCRequest request{};
+  request.has_max_version = ask && !fell_back;
+  request.max_version = asked;
+  request.copy = -1;
+  request.tensor.device = {1, 0};
+  dlc::ExpectedTensor want;
+  if (expected != nullptr && expected != Py_None && PyDict_Check(expected)) {
+    PyObject* shape = PyDict_GetItemString(expected, "shape");
+    if (shape != nullptr && PyTuple_Check(shape)) {
+      request.tensor.ndim = static_cast<int32_t>(PyTuple_Size(shape));
+      for (Py_ssize_t i = 0; i < PyTuple_Size(shape) && i < DLC_MAX_NDIM; ++i) {
+        request.tensor.shape[i] = PyLong_AsLongLong(PyTuple_GetItem(shape, i));
+      }
+    }
+    PyObject* dtype = PyDict_GetItemString(expected, "dtype");
+    unsigned int code = 0, bits = 0, lanes = 0;
+    if (dtype != nullptr && dtype != Py_None && PyArg_ParseTuple(dtype, "III", &code, &bits, &lanes)) {
+      request.tensor.dtype = {static_cast<uint8_t>(code), static_cast<uint8_t>(bits),
+                              static_cast<uint16_t>(lanes)};
+      want.spec = &request.tensor;
+    }
+    PyErr_Clear();
+    if (get_bool(expected, "read_only", false)) request.tensor.options |= DLC_SPEC_READ_ONLY;
+    if (get_bool(expected, "copy", false)) request.copy = 1;
+    want.digest_known = PyDict_GetItemString(expected, "digest") != nullptr;
+    want.digest = get_ull(expected, "digest");
+    want.elements = get_ull(expected, "elements");
+  }
+  dlc::HandoffFacts hf;
+  hf.request = &request;
+  hf.handoff = handoff;
+  hf.producer_version = versioned ? static_cast<dlc::abi::FrozenHead*>(pointer)->version
+                                  : DLCVersion{0, 0};
+  hf.expected = want;
+  {
+    dlc::ScopedPhase phase("the harness's check of the handoff", producer, dlc::Party::harness);
+    dlc::judge_handoff(hf, &f);
+  }
   dlc::ValidateOptions options;
   options.level = dlc::Level::full;
   options.consumer_version = {1, 3};
-  const DLCHandoff handoff{versioned ? "dltensor_versioned" : "dltensor", pointer};
   dlc::ValidateResult r;
   dlc::validate(handoff, options, &r);
   const DLCObservation& o = r.observation;
-  PyObject* shape = PyTuple_New(o.ndim > 0 && o.ndim <= 32 ? o.ndim : 0);
-  PyObject* strides = PyTuple_New(o.ndim > 0 && o.ndim <= 32 && o.has_strides ? o.ndim : 0);
-  for (int i = 0; i < o.ndim && i < 32; ++i) {
+  PyObject* shape = PyTuple_New(o.ndim > 0 && o.ndim <= DLC_MAX_NDIM ? o.ndim : 0);
+  PyObject* strides = PyTuple_New(o.ndim > 0 && o.ndim <= DLC_MAX_NDIM && o.has_strides ? o.ndim : 0);
+  for (int i = 0; i < o.ndim && i < DLC_MAX_NDIM; ++i) {
     PyTuple_SET_ITEM(shape, i, PyLong_FromLongLong(o.shape[i]));
     if (o.has_strides) PyTuple_SET_ITEM(strides, i, PyLong_FromLongLong(o.strides[i]));
   }
   PyObject* result = Py_BuildValue(
-      "{s:s,s:O,s:O,s:(II),s:K,s:(ii),s:(iii),s:i,s:N,s:N,s:K,s:K,s:K,s:O,s:N}", "capsule",
+      "{s:s,s:O,s:O,s:(II),s:K,s:(ii),s:(iii),s:i,s:N,s:N,s:K,s:K,s:K,s:O,s:N,s:N}", "capsule",
       capsule_name.c_str(), "fell_back", fell_back ? Py_True : Py_False, "type_error",
       type_error != nullptr ? type_error : Py_None, "version", o.version.major, o.version.minor,
       "flags", static_cast<unsigned long long>(o.flags), "device", o.device.device_type,
@@ -320,24 +554,473 @@ PyObject* consume(PyObject*, PyObject* args, PyObject* kwargs) {
       "byte_offset", static_cast<unsigned long long>(o.byte_offset), "digest",
       static_cast<unsigned long long>(o.digest), "elements",
       static_cast<unsigned long long>(o.elements_read), "accepted",
-      r.accepted ? Py_True : Py_False, "violations", violations_list(r));
+      r.accepted ? Py_True : Py_False, "violations", violations_list(r), "finding",
+      finding_tuple(f));
   Py_XDECREF(type_error);
-  // LIFE-3: exactly one deleter call, now that everything has been read.
-  dlc::delete_unclaimed(DLCHandoff{handoff.name, pointer});
+  // LIFE-3: exactly one deleter call (through the trampoline, to the framework's deleter), now
+  // that everything has been read; the ledger confirms it.
+  dlc::delete_unclaimed(handoff);
+  PyObject* calls = PyLong_FromUnsignedLong(host().ledger.calls(pointer));
+  PyDict_SetItemString(result, "deleter_calls", calls);
+  Py_DECREF(calls);
+  host().ledger.forget(pointer);
   Py_DECREF(capsule);
   return result;
 }
+
+// ---------------------------------------------------------------------------------------------
+// negotiate(capsule, max_version, copy): what a framework's __dlpack__ answered (VER-4, FLAG-2)
+
+PyObject* negotiate(PyObject*, PyObject* args) {
+  PyObject* capsule = nullptr;
+  PyObject* max_version = Py_None;
+  int copy = 0;
+  if (!PyArg_ParseTuple(args, "OOp", &capsule, &max_version, &copy)) return nullptr;
+  if (!PyCapsule_CheckExact(capsule)) {
+    PyErr_SetString(PyExc_TypeError, "expected a PyCapsule");
+    return nullptr;
+  }
+  DLCRequest request{};
+  request.copy = copy ? 1 : -1;
+  if (max_version != Py_None) {
+    request.has_max_version = 1;
+    if (!parse_version(max_version, &request.max_version)) return nullptr;
+  }
+  const char* name = PyCapsule_GetName(capsule);
+  dlc::Finding f;
+  std::string answer = name != nullptr ? name : "NULL";
+  void* pointer = name != nullptr ? PyCapsule_GetPointer(capsule, name) : nullptr;
+  PyErr_Clear();
+  const bool versioned = name != nullptr && std::strcmp(name, "dltensor_versioned") == 0;
+  DLCVersion version{0, 0};
+  if (versioned && pointer != nullptr) {
+    version = static_cast<dlc::abi::FrozenHead*>(pointer)->version;
+    answer += " " + std::to_string(version.major) + "." + std::to_string(version.minor);
+    if (version.major == 1) {
+      const uint64_t flags = static_cast<dlc::abi::ManagedTensorVersioned*>(pointer)->flags;
+      if (flags != 0) answer += " flags=" + std::to_string(flags);
+    }
+  }
+  dlc::HandoffFacts hf;
+  hf.request = &request;
+  hf.handoff = DLCHandoff{name, pointer};
+  hf.producer_version = version;  // a framework says its version only in the struct
+  dlc::judge_handoff(hf, &f);
+  // The capsule's destructor (still unused) deletes it when it dies: nothing to delete here.
+  return Py_BuildValue("{s:N,s:s}", "finding", finding_tuple(f), "answer", answer.c_str());
+}
+
+// must_accept(tensor, profile_text, version): a valid tensor inside a consumer's profile.
+PyObject* must_accept(PyObject*, PyObject* args) {
+  const char* tensor = nullptr;
+  const char* profile_text = nullptr;
+  PyObject* version_object = nullptr;
+  if (!PyArg_ParseTuple(args, "ssO", &tensor, &profile_text, &version_object)) return nullptr;
+  DLCVersion version{};
+  if (!parse_version(version_object, &version)) return nullptr;
+  const int i = dlc::find_tensor(tensor);
+  if (i < 0) {
+    PyErr_Format(PyExc_ValueError, "no tensor named %s", tensor);
+    return nullptr;
+  }
+  dlc::Profile profile;
+  std::string error;
+  if (!dlc::parse_profile(profile_text, "the driver's profile", &profile, &error)) {
+    PyErr_SetString(PyExc_ValueError, error.c_str());
+    return nullptr;
+  }
+  const dlc::TensorCase& t = dlc::tensor_catalogue()[i];
+  return PyBool_FromLong(dlc::consumer_supports(profile, t) &&
+                         dlc::valid_for(t, version, profile.max_ndim));
+}
+
+// ---------------------------------------------------------------------------------------------
+// interpose(capsule) / deleter_calls(handle): framework pairs
+
+PyObject* interpose(PyObject*, PyObject* args) {
+  PyObject* capsule = nullptr;
+  if (!PyArg_ParseTuple(args, "O", &capsule)) return nullptr;
+  if (!PyCapsule_CheckExact(capsule)) {
+    PyErr_SetString(PyExc_TypeError, "expected a PyCapsule");
+    return nullptr;
+  }
+  const char* name = PyCapsule_GetName(capsule);
+  void* pointer = PyCapsule_GetPointer(capsule, name);
+  if (pointer == nullptr) return nullptr;
+  dlc::abi::StructKind kind = dlc::abi::struct_kind_of_name(name);
+  if (kind == dlc::abi::StructKind::versioned &&
+      static_cast<dlc::abi::FrozenHead*>(pointer)->version.major != 1) {
+    kind = dlc::abi::StructKind::foreign_major;
+  }
+  const bool interposed = host().ledger.interpose(pointer, kind);
+  return Py_BuildValue("(KO)", static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(pointer)),
+                       interposed ? Py_True : Py_False);
+}
+
+// capsule_kind(capsule): "legacy" or "versioned M.m", what crossed (read before the consumer
+// takes it).
+PyObject* capsule_kind(PyObject*, PyObject* args) {
+  PyObject* capsule = nullptr;
+  if (!PyArg_ParseTuple(args, "O", &capsule)) return nullptr;
+  if (!PyCapsule_CheckExact(capsule)) {
+    PyErr_SetString(PyExc_TypeError, "expected a PyCapsule");
+    return nullptr;
+  }
+  const char* name = PyCapsule_GetName(capsule);
+  void* pointer = PyCapsule_GetPointer(capsule, name);
+  if (pointer == nullptr) return nullptr;
+  if (dlc::abi::struct_kind_of_name(name) != dlc::abi::StructKind::versioned) {
+    return PyUnicode_FromString("legacy");
+  }
+  const DLCVersion v = static_cast<dlc::abi::FrozenHead*>(pointer)->version;
+  return PyUnicode_FromFormat("versioned %u.%u", v.major, v.minor);
+}
+
+PyObject* forget(PyObject*, PyObject* args) {
+  unsigned long long handle = 0;
+  if (!PyArg_ParseTuple(args, "K", &handle)) return nullptr;
+  host().ledger.forget(reinterpret_cast<const void*>(static_cast<uintptr_t>(handle)));
+  Py_RETURN_NONE;
+}
+
+PyObject* deleter_calls(PyObject*, PyObject* args) {
+  unsigned long long handle = 0;
+  if (!PyArg_ParseTuple(args, "K", &handle)) return nullptr;
+  const void* pointer = reinterpret_cast<const void*>(static_cast<uintptr_t>(handle));
+  return PyLong_FromUnsignedLong(host().ledger.calls(pointer));
+}
+
+// ---------------------------------------------------------------------------------------------
+// check_exchange_api(obj): XAPI-1 to XAPI-5
+
+struct XapiErrors {
+  int calls = 0;
+};
+void set_error_counter(void* ctx, const char*, const char*) { ++static_cast<XapiErrors*>(ctx)->calls; }
+
+PyObject* check_exchange_api(PyObject*, PyObject* args) {
+  PyObject* obj = nullptr;
+  if (!PyArg_ParseTuple(args, "O", &obj)) return nullptr;
+  PyObject* checks = PyList_New(0);
+  auto record = [&](const char* rule, bool ok, const std::string& words) {
+    PyObject* item = Py_BuildValue("(sOs)", rule, ok ? Py_True : Py_False, words.c_str());
+    PyList_Append(checks, item);
+    Py_DECREF(item);
+  };
+  PyObject* type = reinterpret_cast<PyObject*>(Py_TYPE(obj));
+  PyObject* attr = PyObject_GetAttrString(type, "__dlpack_c_exchange_api__");
+  if (attr == nullptr) {
+    PyErr_Clear();
+    record("XAPI-1", false, "the type has no __dlpack_c_exchange_api__");
+    return checks;
+  }
+  const char* capsule_name = PyCapsule_CheckExact(attr) ? PyCapsule_GetName(attr) : nullptr;
+  const bool named = capsule_name != nullptr && std::strcmp(capsule_name, "dlpack_exchange_api") == 0;
+  record("XAPI-1", named,
+         named ? "a PyCapsule named dlpack_exchange_api"
+               : std::string("expected a PyCapsule named dlpack_exchange_api but found ") +
+                     (PyCapsule_CheckExact(attr) ? (capsule_name ? capsule_name : "NULL")
+                                                 : Py_TYPE(attr)->tp_name));
+  if (!named) {
+    Py_DECREF(attr);
+    return checks;
+  }
+  auto* api = static_cast<DLPackExchangeAPI*>(PyCapsule_GetPointer(attr, capsule_name));
+  PyObject* again = PyObject_GetAttrString(type, "__dlpack_c_exchange_api__");
+  const void* api_again = again != nullptr && PyCapsule_CheckExact(again)
+                              ? PyCapsule_GetPointer(again, PyCapsule_GetName(again))
+                              : nullptr;
+  PyErr_Clear();
+  Py_XDECREF(again);
+  record("XAPI-1", api_again == api, "the table is the same on every lookup (cacheable per type)");
+  // XAPI-2: the header, its version and the prev chain.
+  const DLPackVersion v = api->header.version;
+  record("XAPI-2", v.major == 1,
+         "header version " + std::to_string(v.major) + "." + std::to_string(v.minor) +
+             (v.major == 1 ? "" : ": expected major 1"));
+  int chain = 0;
+  for (const DLPackExchangeAPIHeader* h = api->header.prev_api; h != nullptr && chain < 16;
+       h = h->prev_api) {
+    ++chain;
+  }
+  record("XAPI-2", chain < 16, "prev_api chain of " + std::to_string(chain) + " older tables");
+  // XAPI-3: the slots.
+  const bool slots = api->managed_tensor_allocator != nullptr &&
+                     api->managed_tensor_from_py_object_no_sync != nullptr &&
+                     api->managed_tensor_to_py_object_no_sync != nullptr &&
+                     api->current_work_stream != nullptr;
+  record("XAPI-3", slots,
+         slots ? "allocator, from_py_object, to_py_object and current_work_stream are non-NULL"
+               : "expected allocator, from_py_object, to_py_object and current_work_stream "
+                 "non-NULL but one is NULL");
+  if (!slots) {
+    Py_DECREF(attr);
+    return checks;
+  }
+  // XAPI-5: from_py_object gives an owning versioned tensor that validates; one deleter call.
+  DLManagedTensorVersioned* owned = nullptr;
+  const int rc = api->managed_tensor_from_py_object_no_sync(obj, &owned);
+  if (rc != 0 || owned == nullptr) {
+    const bool error_set = PyErr_Occurred() != nullptr;
+    PyErr_Clear();
+    record("XAPI-5", false,
+           "from_py_object returned " + std::to_string(rc) +
+               (error_set ? " with a Python error" : " without a Python error set"));
+  } else {
+    dlc::ValidateOptions options;
+    options.level = dlc::Level::full;
+    dlc::ValidateResult r;
+    dlc::validate(DLCHandoff{"dltensor_versioned", owned}, options, &r);
+    const dlc::Violation* v = r.first_must();
+    record("XAPI-5", v == nullptr,
+           v == nullptr ? "from_py_object: an owning versioned tensor of " +
+                              std::to_string(r.observation.elements_read) + " elements that validates"
+                        : std::string("from_py_object's tensor breaks ") + dlc::id_of(v->rule) +
+                              ": " + v->message);
+    // to_py_object steals it: the deleter must then run exactly once, when the object dies.
+    host().ledger.interpose(owned, dlc::abi::StructKind::versioned);
+    void* py = nullptr;
+    const int to_rc = api->managed_tensor_to_py_object_no_sync(owned, &py);
+    if (to_rc != 0 || py == nullptr) {
+      PyErr_Clear();
+      record("XAPI-5", false, "to_py_object returned " + std::to_string(to_rc));
+      if (owned->deleter != nullptr) owned->deleter(owned);
+    } else {
+      Py_DECREF(static_cast<PyObject*>(py));
+      PyObject* gc = PyImport_ImportModule("gc");
+      if (gc != nullptr) {
+        PyObject* collected = PyObject_CallMethod(gc, "collect", nullptr);
+        Py_XDECREF(collected);
+        Py_DECREF(gc);
+      }
+      const uint32_t calls = host().ledger.calls(owned);
+      record("XAPI-5", calls == 1,
+             "to_py_object took the tensor; its deleter ran " + std::to_string(calls) +
+                 " time(s) when the object died (expected 1)");
+    }
+    host().ledger.forget(owned);
+  }
+  // The non-owning export, when there is one.
+  if (api->dltensor_from_py_object_no_sync != nullptr) {
+    DLTensor borrowed{};
+    const int b_rc = api->dltensor_from_py_object_no_sync(obj, &borrowed);
+    PyErr_Clear();
+    record("XAPI-5", b_rc == 0 && borrowed.ndim >= 0,
+           "dltensor_from_py_object filled a borrowed DLTensor (rc " + std::to_string(b_rc) + ")");
+  }
+  // XAPI-4: the allocator; SetError exactly when it fails.
+  {
+    int64_t shape[2] = {2, 3};
+    DLTensor prototype{};
+    prototype.device.device_type = kDLCPU;
+    prototype.ndim = 2;
+    prototype.dtype = {kDLFloat, 32, 1};
+    prototype.shape = shape;
+    XapiErrors errors;
+    DLManagedTensorVersioned* made = nullptr;
+    const int a_rc = api->managed_tensor_allocator(&prototype, &made, &errors, set_error_counter);
+    const bool ok = a_rc == 0 && made != nullptr && errors.calls == 0 && made->dl_tensor.ndim == 2;
+    record("XAPI-4", ok,
+           "allocator for a 2x3 float32 CPU tensor: rc " + std::to_string(a_rc) + ", SetError " +
+               std::to_string(errors.calls) + " time(s)");
+    if (made != nullptr && made->deleter != nullptr) made->deleter(made);
+    prototype.dtype = {kDLFloat, 7, 1};  // a width no framework allocates
+    XapiErrors bad;
+    made = nullptr;
+    const int bad_rc = api->managed_tensor_allocator(&prototype, &made, &bad, set_error_counter);
+    PyErr_Clear();
+    const bool bad_ok = (bad_rc != 0 && bad.calls == 1) || (bad_rc == 0 && bad.calls == 0);
+    record("XAPI-4", bad_ok,
+           "allocator for float7: rc " + std::to_string(bad_rc) + ", SetError " +
+               std::to_string(bad.calls) + " time(s) (expected exactly once on failure)");
+    if (bad_rc == 0 && made != nullptr && made->deleter != nullptr) made->deleter(made);
+  }
+  // current_work_stream on the CPU may give NULL.
+  void* stream = reinterpret_cast<void*>(1);
+  const int s_rc = api->current_work_stream(kDLCPU, 0, &stream);
+  PyErr_Clear();
+  record("XAPI-5", s_rc == 0,
+         "current_work_stream(CPU) returned " + std::to_string(s_rc) +
+             (stream == nullptr ? " and NULL" : " and a stream"));
+  Py_DECREF(attr);
+  return checks;
+}
+
+// ---------------------------------------------------------------------------------------------
+// PluginConsumer(path): a consumer plugin driven like a framework's from_dlpack
+
+struct PluginConsumer {
+  PyObject_HEAD
+  const dlc::LoadedPlugin* plugin;
+};
+
+int plugin_init(PluginConsumer* self, PyObject* args, PyObject*) {
+  const char* path = nullptr;
+  if (!PyArg_ParseTuple(args, "s", &path)) return -1;
+  self->plugin = load(path, DLC_ROLE_CONSUMER);
+  return self->plugin == nullptr ? -1 : 0;
+}
+
+// from_dlpack(obj) -> (imported, error, observation dict); the capsule's name follows the plugin.
+PyObject* plugin_from_dlpack(PluginConsumer* self, PyObject* args) {
+  PyObject* obj = nullptr;
+  if (!PyArg_ParseTuple(args, "O", &obj)) return nullptr;
+  const DLCPlugin& t = *self->plugin->table;
+  bool fell_back = false;
+  PyObject* type_error = nullptr;
+  PyObject* capsule = ask_for_capsule(obj, t.has_max_version != 0, t.max_version, &fell_back,
+                                      &type_error);
+  Py_XDECREF(type_error);
+  if (capsule == nullptr) return nullptr;
+  const char* name = PyCapsule_GetName(capsule);
+  DLCHandoff h{name, PyCapsule_GetPointer(capsule, name)};
+  DLCRequest request{};
+  request.has_max_version = t.has_max_version && !fell_back;
+  request.max_version = t.max_version;
+  request.copy = -1;
+  DLCObservation obs{};
+  char error[512] = {};
+  int rc = DLC_OK;
+  {
+    dlc::ScopedPhase phase("consume()", t.name, dlc::Party::consumer);
+    rc = t.consume(self->plugin->state, &h, &request, &obs, error, sizeof error);
+  }
+  if (h.name != name) PyCapsule_SetName(capsule, h.name);  // the plugin renamed it (LIFE-1)
+  Py_DECREF(capsule);
+  PyObject* shape = PyTuple_New(obs.ndim > 0 && obs.ndim <= DLC_MAX_NDIM ? obs.ndim : 0);
+  for (int i = 0; i < obs.ndim && i < DLC_MAX_NDIM; ++i) {
+    PyTuple_SET_ITEM(shape, i, PyLong_FromLongLong(obs.shape[i]));
+  }
+  return Py_BuildValue("{s:O,s:s,s:i,s:N,s:(iii),s:K,s:K}", "imported",
+                       rc == DLC_OK ? Py_True : Py_False, "error", error, "ndim", obs.ndim,
+                       "shape", shape, "dtype", obs.dtype.code, obs.dtype.bits, obs.dtype.lanes,
+                       "digest", static_cast<unsigned long long>(obs.digest), "elements",
+                       static_cast<unsigned long long>(obs.elements_read));
+}
+
+PyObject* plugin_release(PluginConsumer* self, PyObject*) {
+  const DLCPlugin& t = *self->plugin->table;
+  if (t.release != nullptr) {
+    dlc::ScopedPhase phase("release()", t.name, dlc::Party::consumer);
+    t.release(self->plugin->state);
+  }
+  Py_RETURN_NONE;
+}
+
+PyMethodDef plugin_methods[] = {
+    {"from_dlpack", reinterpret_cast<PyCFunction>(plugin_from_dlpack), METH_VARARGS,
+     "Import obj through the plugin's consume(); returns what it observed."},
+    {"release", reinterpret_cast<PyCFunction>(plugin_release), METH_NOARGS,
+     "The plugin's release(): drops what it imported."},
+    {nullptr, nullptr, 0, nullptr}};
+PyType_Slot plugin_slots[] = {
+    {Py_tp_doc, const_cast<char*>("A dlconform consumer plugin, driven like from_dlpack.")},
+    {Py_tp_methods, plugin_methods},
+    {Py_tp_init, reinterpret_cast<void*>(plugin_init)},
+    {Py_tp_new, reinterpret_cast<void*>(PyType_GenericNew)},
+    {0, nullptr}};
+PyType_Spec plugin_spec = {"_dlconform.PluginConsumer", sizeof(PluginConsumer), 0,
+                           Py_TPFLAGS_DEFAULT, plugin_slots};
+
+// ---------------------------------------------------------------------------------------------
+// guard_faults(path): name a fault in guarded memory before the worker dies
+
+char g_fault_path[512] = "";
+char g_case_parties[256] = "-";  // the frameworks of the running case, for the fault's words
+dlc::Rule g_case_rule = dlc::Rule::none;
+
+void on_fault(int sig, siginfo_t* info, void* context) {
+  dlc::FaultFacts facts;
+  facts.signal = dlc::decode_signal(sig, info, context);
+  facts.block = host().arena.facts(facts.signal.address);
+  // Outside the harness's own calls, control is in Python or the frameworks of the case.
+  const bool harness = dlc::g_phase.party == dlc::Party::harness;
+  facts.where = harness ? "the frameworks' code" : dlc::g_phase.where;
+  facts.plugin = harness ? g_case_parties : dlc::g_phase.plugin;
+  facts.case_rule = g_case_rule;
+  dlc::Finding f;
+  dlc::judge_fault(facts, &f);
+  if (facts.block.found || sig != SIGSEGV) {
+    const int fd = open(g_fault_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (fd >= 0) {
+      char line[640];
+      dlc::SafeText t(line, sizeof line);
+      t.add(dlc::name_of(f.cls)).add('\t').add(dlc::id_of(f.rule)).add('\t').add(f.words).add('\n');
+      ssize_t ignored = write(fd, line, t.length());
+      (void)ignored;
+      close(fd);
+    }
+  }
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+// begin_case(rule, parties): what a fault during the next case is attributed to.
+PyObject* begin_case(PyObject*, PyObject* args) {
+  const char* rule = nullptr;
+  const char* parties = nullptr;
+  if (!PyArg_ParseTuple(args, "ss", &rule, &parties)) return nullptr;
+  g_case_rule = dlc::rule_from_id(rule);
+  dlc::SafeText(g_case_parties, sizeof g_case_parties).add(parties);
+  Py_RETURN_NONE;
+}
+
+PyObject* guard_faults(PyObject*, PyObject* args) {
+  const char* path = nullptr;
+  if (!PyArg_ParseTuple(args, "s", &path)) return nullptr;
+  dlc::SafeText(g_fault_path, sizeof g_fault_path).add(path);
+  dlc::refresh_code_ranges();
+  static char alt_stack[64 * 1024];
+  stack_t stack{};
+  stack.ss_sp = alt_stack;
+  stack.ss_size = sizeof alt_stack;
+  sigaltstack(&stack, nullptr);
+  struct sigaction action {};
+  action.sa_sigaction = on_fault;
+  action.sa_flags = SA_SIGINFO | SA_ONSTACK;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGSEGV, &action, nullptr);
+  sigaction(SIGBUS, &action, nullptr);
+  Py_RETURN_NONE;
+}
+
+// ---------------------------------------------------------------------------------------------
 
 PyObject* tensor_names(PyObject*, PyObject*) {
   PyObject* list = PyList_New(0);
   for (const dlc::TensorCase& t : dlc::tensor_catalogue()) {
     const bool valid = dlc::valid_for(t, DLCVersion{1, 3}, DLC_MAX_NDIM);
-    PyObject* item = Py_BuildValue("(sssi)", t.name.c_str(), dlc::id_of(t.rule),
-                                   valid ? "valid" : "invalid", t.spec.device.device_type);
+    PyObject* item = Py_BuildValue(
+        "{s:s,s:s,s:O,s:O,s:O,s:i,s:(iii),s:i,s:O,s:O}", "name", t.name.c_str(), "rule",
+        dlc::id_of(t.rule), "valid", valid ? Py_True : Py_False, "generated",
+        t.generated ? Py_True : Py_False, "test_layout", t.test_layout ? Py_True : Py_False,
+        "device", t.spec.device.device_type, "dtype", t.spec.dtype.code, t.spec.dtype.bits,
+        t.spec.dtype.lanes, "ndim", t.spec.ndim, "read_only",
+        (t.spec.options & DLC_SPEC_READ_ONLY) ? Py_True : Py_False, "copy",
+        t.copy == 1 ? Py_True : Py_False);
     PyList_Append(list, item);
     Py_DECREF(item);
   }
   return list;
+}
+
+PyObject* tensor_layout(PyObject*, PyObject* args) {
+  const char* name = nullptr;
+  if (!PyArg_ParseTuple(args, "s", &name)) return nullptr;
+  const int i = dlc::find_tensor(name);
+  if (i < 0) {
+    PyErr_Format(PyExc_ValueError, "no tensor named %s", name);
+    return nullptr;
+  }
+  const DLCTensorSpec& s = dlc::tensor_catalogue()[i].spec;
+  PyObject* shape = PyTuple_New(s.ndim);
+  PyObject* strides = PyTuple_New(s.has_strides ? s.ndim : 0);
+  for (int d = 0; d < s.ndim; ++d) {
+    PyTuple_SET_ITEM(shape, d, PyLong_FromLongLong(s.shape[d]));
+    if (s.has_strides) PyTuple_SET_ITEM(strides, d, PyLong_FromLongLong(s.strides[d]));
+  }
+  return Py_BuildValue("{s:N,s:N,s:K,s:i}", "shape", shape, "strides", strides, "byte_offset",
+                       static_cast<unsigned long long>(s.byte_offset), "misalign", s.misalign);
 }
 
 PyObject* digest(PyObject*, PyObject* args) {
@@ -348,22 +1031,63 @@ PyObject* digest(PyObject*, PyObject* args) {
   return PyLong_FromUnsignedLongLong(d);
 }
 
-PyObject* stray_deleter_calls(PyObject*, PyObject*) {
-  return PyLong_FromUnsignedLong(host().ledger.stray_calls());
+PyObject* rule_info(PyObject*, PyObject* args) {
+  const char* id = nullptr;
+  if (!PyArg_ParseTuple(args, "s", &id)) return nullptr;
+  const dlc::Rule r = dlc::rule_from_id(id);
+  if (r == dlc::Rule::none) {
+    PyErr_Format(PyExc_ValueError, "expected a rule id of the table but found %s", id);
+    return nullptr;
+  }
+  return Py_BuildValue("(ss)", dlc::to_string(dlc::info(r).severity), dlc::info(r).summary);
+}
+
+PyObject* make_finding(PyObject*, PyObject* args) {
+  const char* cls = nullptr;
+  const char* rule = nullptr;
+  const char* words = nullptr;
+  if (!PyArg_ParseTuple(args, "sss", &cls, &rule, &words)) return nullptr;
+  dlc::Finding f;
+  const dlc::FindingClass c = dlc::class_from_name(cls);
+  if (c == dlc::FindingClass::none) {
+    PyErr_Format(PyExc_ValueError, "expected a finding class of findings.def but found %s", cls);
+    return nullptr;
+  }
+  f.set(c, dlc::rule_from_id(rule)).add(words);
+  return finding_tuple(f);
 }
 
 PyMethodDef module_methods[] = {
     {"consume", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(consume)),
-     METH_VARARGS | METH_KEYWORDS, "Import obj.__dlpack__() as the spec says; see the module doc."},
-    {"tensor_names", tensor_names, METH_NOARGS,
-     "[(name, rule, 'must-accept' or 'may-refuse', device_type)] of the tensor catalogue."},
+     METH_VARARGS | METH_KEYWORDS, "Import obj.__dlpack__() as the spec says and judge it."},
+    {"judge_import", judge_import_py, METH_VARARGS,
+     "Judge what a framework did with a MockTensor; returns a finding or None."},
+    {"negotiate", negotiate, METH_VARARGS,
+     "Judge what __dlpack__ answered a max_version (and copy) request: {finding, answer}."},
+    {"must_accept", must_accept, METH_VARARGS,
+     "Whether a consumer with this profile (profile-file text) must import the tensor."},
+    {"interpose", interpose, METH_VARARGS, "Count a capsule's deleter calls: (handle, interposed)."},
+    {"deleter_calls", deleter_calls, METH_VARARGS, "Deleter calls on an interposed struct."},
+    {"capsule_kind", capsule_kind, METH_VARARGS,
+     "capsule_kind(capsule): 'legacy' or 'versioned M.m'."},
+    {"forget", forget, METH_VARARGS, "Drop an interposed struct's ledger entry."},
+    {"check_exchange_api", check_exchange_api, METH_VARARGS,
+     "XAPI-1 to XAPI-5 on type(obj).__dlpack_c_exchange_api__: [(rule, ok, words)]."},
+    {"begin_case", begin_case, METH_VARARGS,
+     "begin_case(rule, parties): the rule and the frameworks a fault in the next case is "
+     "attributed to."},
+    {"guard_faults", guard_faults, METH_VARARGS,
+     "Write 'class\\trule\\twords' of a fault in guarded memory to PATH before dying."},
+    {"tensor_names", tensor_names, METH_NOARGS, "The catalogue, one dict per tensor."},
+    {"tensor_layout", tensor_layout, METH_VARARGS, "shape, strides, byte_offset of a tensor."},
     {"digest", digest, METH_VARARGS, "FNV-1a 64 of a bytes-like object (dlc_digest)."},
-    {"stray_deleter_calls", stray_deleter_calls, METH_NOARGS,
-     "Deleter calls on structs never produced or already deleted (LIFE-3)."},
+    {"rule_info", rule_info, METH_VARARGS, "(severity, summary) of a rule id, from rules.def."},
+    {"make_finding", make_finding, METH_VARARGS,
+     "(class, rule, severity, words) of a finding the driver observed directly."},
     {nullptr, nullptr, 0, nullptr}};
 
 PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "_dlconform",
-                          "dlconform's CPython capsule bridge.", -1, module_methods,
+                          "dlconform's CPython bridge.", -1, module_methods,
                           nullptr, nullptr, nullptr, nullptr};
 
 }  // namespace
@@ -371,9 +1095,16 @@ PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "_dlconform",
 PyMODINIT_FUNC PyInit__dlconform() {
   PyObject* module = PyModule_Create(&module_def);
   if (module == nullptr) return nullptr;
-  PyObject* mock_type = PyType_FromSpec(&mock_spec);
-  if (mock_type == nullptr || PyModule_AddObject(module, "MockTensor", mock_type) < 0) {
-    Py_XDECREF(mock_type);
+  g_mock_type = PyType_FromSpec(&mock_spec);
+  if (g_mock_type == nullptr || PyModule_AddObject(module, "MockTensor", g_mock_type) < 0) {
+    Py_XDECREF(g_mock_type);
+    Py_DECREF(module);
+    return nullptr;
+  }
+  Py_INCREF(g_mock_type);
+  PyObject* plugin_type = PyType_FromSpec(&plugin_spec);
+  if (plugin_type == nullptr || PyModule_AddObject(module, "PluginConsumer", plugin_type) < 0) {
+    Py_XDECREF(plugin_type);
     Py_DECREF(module);
     return nullptr;
   }

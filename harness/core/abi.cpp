@@ -1,5 +1,7 @@
 #include "abi.h"
 
+#include <dlpack/dlpack.h>
+
 #include <cstring>
 
 #include "phase.h"
@@ -21,10 +23,12 @@ void delete_unclaimed(const DLCHandoff& h) noexcept {
   if (h.name == nullptr || h.pointer == nullptr) return;
   ScopedPhase phase("the capsule destructor (LIFE-2)", "harness", Party::harness);
   if (std::strcmp(h.name, "dltensor") == 0) {
-    auto* m = static_cast<abi::ManagedTensor*>(h.pointer);
+    // Called through the real DLPack types, as consumers do: clang's -fsanitize=function checks
+    // the function type at every indirect call.
+    auto* m = static_cast<DLManagedTensor*>(h.pointer);
     if (m->deleter != nullptr) m->deleter(m);
   } else if (std::strcmp(h.name, "dltensor_versioned") == 0) {
-    auto* m = static_cast<abi::ManagedTensorVersioned*>(h.pointer);
+    auto* m = static_cast<DLManagedTensorVersioned*>(h.pointer);
     if (m->deleter != nullptr) m->deleter(m);
   }
 }

@@ -8,6 +8,15 @@
 
 #include "dlconform/plugin.h"
 
+// For code that stands in for a foreign, uninstrumented binary (a planted-bug consumer calling a
+// NULL deleter, a fault test): clang's -fsanitize=function reads the bytes before the target of
+// every indirect call, which turns a call through NULL into a read of a wild address.
+#if defined(__clang__)
+#define DLC_AS_FOREIGN_CODE __attribute__((no_sanitize("function")))
+#else
+#define DLC_AS_FOREIGN_CODE
+#endif
+
 namespace dlc::abi {
 
 struct Tensor {

@@ -127,8 +127,10 @@ SignalFacts decode_signal(int sig, const siginfo_t* info, const void* context) n
       uint64_t top = 0, below = 0;
       const bool have_top = safe_read(sp, &top, sizeof top);
       const bool have_below = safe_read(sp - 8, &below, sizeof below);
-      f.called_bad_pointer = have_top && in_code(top);
-      f.returned_into_garbage = !f.called_bad_pointer && have_below && below == f.ip && !in_code(f.ip);
+      // ret leaves the value it popped just below the stack pointer; a call leaves a return
+      // address into code on top. NULL is read as a call: stale zeros are common below sp.
+      f.returned_into_garbage = have_below && below == f.ip && f.ip != 0 && !in_code(f.ip);
+      f.called_bad_pointer = !f.returned_into_garbage && have_top && in_code(top);
     } else {
       uint8_t insn[15] = {};
       size_t got = 0;

@@ -1,5 +1,6 @@
 // Decoding a fatal signal: what the instruction was, whether it came from a call or a return.
 #include "fault.h"
+#include "abi.h"
 
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -61,11 +62,13 @@ TEST_CASE("fault: a read and a write of an inaccessible page", "[unit]") {
   munmap(page, 4096);
 }
 
+static DLC_AS_FOREIGN_CODE void call_null_function() {
+  void (*volatile null_function)() = nullptr;
+  null_function();
+}
+
 TEST_CASE("fault: a call through NULL is a call, not a return into garbage", "[unit]") {
-  const SignalFacts f = facts_of([] {
-    void (*volatile null_function)() = nullptr;
-    null_function();
-  });
+  const SignalFacts f = facts_of([] { call_null_function(); });
   CHECK(f.is_exec);
   CHECK(f.address == 0);
   CHECK(f.called_bad_pointer);

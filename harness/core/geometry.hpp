@@ -16,6 +16,7 @@ constexpr int64_t kMaxWalkDims = 1024;
 struct Geometry {
   bool valid = false;  // false: negative extent, zero lanes or an overflow (LAY-10)
   bool packed_subbyte = false;  // bits * lanes < 8 without IS_SUBBYTE_TYPE_PADDED (DT-3)
+  uint8_t code = 0;             // the dtype's type code, for the fill rule
   uint64_t element_bytes = 0;   // (bits * lanes + 7) / 8
   uint64_t numel = 0;
   int64_t min_offset = 0;       // lowest element offset reached, in elements (<= 0)
@@ -36,6 +37,7 @@ inline Geometry geometry(int64_t ndim, const int64_t* shape, const int64_t* stri
   const uint64_t bit_width = uint64_t{dtype.bits} * dtype.lanes;
   g.element_bytes = (bit_width + 7) / 8;
   g.packed_subbyte = bit_width < 8 && !padded;
+  g.code = dtype.code;
   if (ndim < 0 || dtype.lanes == 0 || (ndim > 0 && shape == nullptr)) return g;
   uint64_t numel = 1;
   for (int64_t i = 0; i < ndim; ++i) {
@@ -132,13 +134,13 @@ inline uint64_t digest(const Geometry& g, int64_t ndim, const int64_t* shape,
 inline void fill(const Geometry& g, int64_t ndim, const int64_t* shape, const int64_t* strides,
                  uint32_t seed, uint8_t* origin) {
   if (g.packed_subbyte) {
-    for (uint64_t b = 0; b < g.storage_bytes; ++b) origin[b] = dlc_fill_byte(seed, b, 0);
+    for (uint64_t b = 0; b < g.storage_bytes; ++b) origin[b] = dlc_fill_value_byte(g.code, seed, b, 0);
     return;
   }
   const int64_t size = static_cast<int64_t>(g.element_bytes);
   for_each_element(g, ndim, shape, strides, [&](uint64_t k, int64_t offset) {
     uint8_t* element = origin + offset * size;
-    for (uint32_t j = 0; j < g.element_bytes; ++j) element[j] = dlc_fill_byte(seed, k, j);
+    for (uint32_t j = 0; j < g.element_bytes; ++j) element[j] = dlc_fill_value_byte(g.code, seed, k, j);
   });
 }
 

@@ -153,6 +153,12 @@ void* GuardArena::alloc(size_t size, size_t align, DLCAllocKind kind) noexcept {
 }
 
 void* GuardArena::device_poison(size_t size) noexcept {
+  return poison(size, BlockState::device_poison);
+}
+
+void* GuardArena::no_storage(size_t size) noexcept { return poison(size, BlockState::no_storage); }
+
+void* GuardArena::poison(size_t size, BlockState state) noexcept {
   if (live_count_ == kMaxLive || size > UINT32_MAX) return nullptr;
   uint16_t ci = 0;
   uint32_t si = 0;
@@ -164,7 +170,7 @@ void* GuardArena::device_poison(size_t size) noexcept {
   s->size = static_cast<uint32_t>(size);
   s->kind = DLC_ALLOC_DATA;
   s->struct_kind = abi::StructKind::unknown;
-  s->state = BlockState::device_poison;
+  s->state = state;
   live_[live_count_++] = LiveRef{ci, si};
   return reinterpret_cast<void*>(s->start);
 }
@@ -214,7 +220,7 @@ void GuardArena::free(void* pointer) noexcept {
   Slot* s = find_slot(reinterpret_cast<uintptr_t>(pointer), &c);
   if (s == nullptr || s->state == BlockState::freed || s->state == BlockState::available) return;
   const uint32_t si = static_cast<uint32_t>(s - c->slots);
-  if (s->state != BlockState::device_poison) {
+  if (s->state != BlockState::device_poison && s->state != BlockState::no_storage) {
     // Inaccessible from now on, so that a later touch is attributed to this block (LIFE-6).
     uintptr_t from = 0;
     size_t bytes = 0;
@@ -238,7 +244,7 @@ void GuardArena::reset() noexcept {
   for (size_t i = 0; i < live_count_; ++i) {
     Slot& s = chunks_[live_[i].chunk].slots[live_[i].slot];
     if (s.state == BlockState::live || s.state == BlockState::read_only ||
-        s.state == BlockState::device_poison) {
+        s.state == BlockState::device_poison || s.state == BlockState::no_storage) {
       free(reinterpret_cast<void*>(s.start));
     }
   }

@@ -24,7 +24,9 @@
 
 namespace dlc {
 
-enum class BlockState : uint8_t { available, live, read_only, freed, device_poison };
+// device_poison: the data of a tensor on another device (a host access breaks DEV-3);
+// no_storage: the data of a tensor whose geometry is invalid (any access reads memory nobody has).
+enum class BlockState : uint8_t { available, live, read_only, freed, device_poison, no_storage };
 
 // What the arena knows of an address; async-signal-safe to produce.
 struct BlockFacts {
@@ -53,6 +55,7 @@ class GuardArena {
   bool protect_read_only(void* block) noexcept;
   void free(void* block) noexcept;
   void* device_poison(size_t size) noexcept;
+  void* no_storage(size_t size) noexcept;
   // Tells the arena what kind of struct the block holding `pointer` carries (from the capsule
   // name the producer gave it), so that a read past its end can be named. No-op for other memory.
   void tag_struct(const void* pointer, abi::StructKind kind) noexcept;
@@ -69,6 +72,7 @@ class GuardArena {
   uint64_t syscalls() const noexcept { return syscalls_; }
 
  private:
+  void* poison(size_t size, BlockState state) noexcept;
   struct Slot {
     uintptr_t start = 0;
     uint32_t size = 0;

@@ -68,6 +68,10 @@ TEST_CASE("guard: freed, read-only and device blocks are attributed", "[unit]") 
   CHECK(signal_of([&] { (void)device[0]; }) == SIGSEGV);
   CHECK(arena.facts(reinterpret_cast<uintptr_t>(device + 8)).state ==
         dlc::BlockState::device_poison);
+
+  auto* nothing = static_cast<volatile uint8_t*>(arena.no_storage(256));
+  CHECK(signal_of([&] { (void)nothing[0]; }) == SIGSEGV);
+  CHECK(arena.facts(reinterpret_cast<uintptr_t>(nothing)).state == dlc::BlockState::no_storage);
 }
 
 TEST_CASE("guard: a freed block stays inaccessible and attributed through the quarantine",

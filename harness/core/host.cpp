@@ -13,6 +13,7 @@ int host_protect(void* ctx, void* block) {
 }
 void host_free(void* ctx, void* block) { self(ctx).arena.free(block); }
 void* host_poison(void* ctx, size_t size) { return self(ctx).arena.device_poison(size); }
+void* host_no_storage(void* ctx, size_t size) { return self(ctx).arena.no_storage(size); }
 int host_deleter_called(void* ctx, const void* managed) {
   return self(ctx).ledger.deleter_called(managed) ? 0 : 1;
 }
@@ -27,6 +28,7 @@ HostState::HostState() {
   table.protect_read_only = host_protect;
   table.free = host_free;
   table.device_poison = host_poison;
+  table.no_storage = host_no_storage;
   table.deleter_called = host_deleter_called;
   table.produced = host_produced;
 }

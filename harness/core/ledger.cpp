@@ -41,7 +41,12 @@ const DeleterLedger::Entry* DeleterLedger::find(const void* managed) const noexc
 }
 
 void DeleterLedger::produced(const void* managed) noexcept {
-  if (find_mutable(managed) != nullptr) return;
+  // The same address handed out again is a new struct (the old one was freed and its memory
+  // reused): its count starts over.
+  if (Entry* e = find_mutable(managed)) {
+    if (e->calls > 0) *e = Entry{managed};
+    return;
+  }
   if (count_ < kMaxEntries) {
     entries_[count_] = Entry{};
     entries_[count_++].managed = managed;

@@ -48,6 +48,7 @@ struct CaseResult {
   std::string rule_id;         // DLPack rule, e.g. "LIFE-3"; "" when none
   std::string detail;          // one line: what was observed, "expected X but found Y"
   bool known = false;          // matched a suppression entry
+  std::string known_reason;    // the reason of the first entry it matched
   double seconds = 0.0;
   // An INFO finding on a passing case (an observation, never a failure), or the severity of the
   // finding: "MUST", "SHOULD", "INFO"; "" when there is none.

@@ -8,6 +8,14 @@
 namespace dlc {
 namespace {
 
+// An address in words that are the same on every run (reports diff cleanly under ASLR): the
+// value only near NULL, where it says which field was read through a NULL pointer.
+SafeText& stable_address(SafeText& w, uint64_t address) {
+  if (address < 0x10000) return w.add("address ").hex(address);
+  const uint64_t top = address >> 47;
+  return w.add(top != 0 && top != 0x1ffff ? "a non-canonical address" : "an address");
+}
+
 bool starts_with(const char* s, const char* prefix) {
   return s != nullptr && std::strncmp(s, prefix, std::strlen(prefix)) == 0;
 }
@@ -67,8 +75,11 @@ void compare_with_request(const abi::Tensor& t, const DLCTensorSpec& spec, bool 
       return;
     }
   }
+  // Without explicit strides the request is the logical tensor only (the values are compared
+  // through the digest); an invalid request (a mock's test layout) has no strides to expect.
+  if (!spec.has_strides) return;
   const geo::SpecGeometry want = geo::geometry(spec);
-  if (!want.g.valid) return;  // an invalid request (a mock's test layout): no strides to expect
+  if (!want.g.valid) return;
   if (t.strides == nullptr) {
     // NULL strides mean compact row-major (LAY-5): only right for compact data.
     int64_t compact = 1;
@@ -159,17 +170,18 @@ void judge_handoff(const HandoffFacts& f, Finding* out) noexcept {
   } else {
     tensor = &static_cast<const abi::ManagedTensor*>(h.pointer)->dl_tensor;
   }
-  if (f.negotiation_only || f.expected.spec == nullptr) return;
+  if (f.negotiation_only) return;
 
   // 2. The flags the request implies (versioned structs of major 1 only: VER-2).
-  const DLCTensorSpec& spec = *f.expected.spec;
+  const DLCTensorSpec* spec_or_null = f.expected.spec;
+  const bool read_only = spec_or_null != nullptr && (spec_or_null->options & DLC_SPEC_READ_ONLY);
   if (versioned && version.major == 1) {
     if (rq.copy == 1 && (flags & abi::kFlagIsCopied) == 0) {
       out->set(FindingClass::producer_violation, Rule::FLAG_2)
           .add("expected IS_COPIED after copy=True but found flags ").hex(flags);
       return;
     }
-    if ((spec.options & DLC_SPEC_READ_ONLY) && (flags & abi::kFlagReadOnly) == 0) {
+    if (read_only && (flags & abi::kFlagReadOnly) == 0) {
       out->set(FindingClass::producer_violation, Rule::FLAG_1B)
           .add("expected READ_ONLY for immutable data but found flags ").hex(flags);
       return;
@@ -179,12 +191,14 @@ void judge_handoff(const HandoffFacts& f, Finding* out) noexcept {
           .num(tensor->ndim).add(" (DLPack >= 1.2) but the producer emitted NULL");
       return;
     }
-  } else if (!versioned && !legacy_caller && (spec.options & DLC_SPEC_READ_ONLY)) {
+  } else if (!versioned && !legacy_caller && read_only) {
     auto w = out->set(FindingClass::producer_violation, Rule::FLAG_1B);
     w.add("expected a versioned capsule with READ_ONLY for immutable data (max_version=");
     max_version_text(w, rq).add(") but found dltensor, which cannot carry the flag");
     return;
   }
+  if (spec_or_null == nullptr) return;
+  const DLCTensorSpec& spec = *spec_or_null;
   if (tensor == nullptr) return;
 
   // 3. The reference validator for a request that was valid, then every field against the
@@ -334,6 +348,14 @@ void judge_import(const ImportFacts& f, Finding* out) noexcept {
           .add(f.consumer_error);
       return;
     }
+    if (f.truth_known && f.truth->accepted && f.must_accept &&
+        f.legacy_answer_to_versioned_ask) {
+      out->set(FindingClass::rejected_valid, Rule::VER_4)
+          .add("expected the consumer, which asks with max_version, to take the legacy struct a "
+               "legacy producer answers with, but it refused it: ")
+          .add(f.consumer_error);
+      return;
+    }
     if (f.truth_known && f.truth->accepted && f.must_accept) {
       out->set(FindingClass::rejected_valid, f.tensor_rule)
           .add("expected a valid tensor inside the consumer's profile to import but it refused: ")
@@ -382,8 +404,8 @@ void judge_import(const ImportFacts& f, Finding* out) noexcept {
         .add(f.consumer_label)
         .add(" read ")
         .unum(obs.elements_read)
-        .add(" with digest ")
-        .hex(obs.digest)
+        // Not the consumer's digest: a misread past the tensor reads whatever lies there.
+        .add(obs.digest != f.digest ? " with other values" : " with the same values")
         .add(" (byte_offset, strides or lanes misread?)");
   }
 }
@@ -398,7 +420,7 @@ void judge_fault(const FaultFacts& f, Finding* out) noexcept {
   };
   if (s.signal != SIGSEGV && s.signal != SIGBUS) {
     auto w = out->set(FindingClass::crash, case_rule);
-    w.add(signal_name(s.signal)).add(": the process aborted");
+    w.add("the process aborted");
     where(w);
     return;
   }
@@ -413,7 +435,7 @@ void judge_fault(const FaultFacts& f, Finding* out) noexcept {
       return;
     }
     auto w = out->set(FindingClass::wild_pointer, f.raw ? Rule::LAY_3 : case_rule);
-    w.add("general-protection fault at ").hex(s.ip).add(" (a non-canonical pointer");
+    w.add("general-protection fault (a non-canonical pointer");
     w.add(f.raw ? ", read from a foreign struct layout)" : ")");
     where(w);
     return;
@@ -428,7 +450,8 @@ void judge_fault(const FaultFacts& f, Finding* out) noexcept {
     }
     if (s.returned_into_garbage) {
       auto w = out->set(FindingClass::memory_corruption, case_rule);
-      w.add("returned into garbage at ").hex(s.address)
+      w.add("returned into garbage at ");
+      stable_address(w, s.address)
           .add(": the return address on the stack was overwritten (a stack overrun)");
       where(w);
       return;
@@ -440,13 +463,15 @@ void judge_fault(const FaultFacts& f, Finding* out) noexcept {
       return;
     }
     auto w = out->set(FindingClass::bad_function_pointer);
-    w.add("jumped to the non-code address ").hex(s.address);
+    w.add("jumped to the non-code address ");
+    stable_address(w, s.address);
     where(w);
     return;
   }
   if (!b.found) {
     auto w = out->set(FindingClass::wild_pointer, f.raw ? Rule::LAY_3 : case_rule);
-    w.add(access).add(" of address ").hex(s.address).add(" outside every tensor buffer");
+    w.add(access).add(" of ");
+    stable_address(w, s.address).add(" outside every tensor buffer");
     if (f.raw) w.add(" (the reader misread a foreign struct layout)");
     where(w);
     return;
@@ -469,6 +494,13 @@ void judge_fault(const FaultFacts& f, Finding* out) noexcept {
         .add(" of ").unum(b.size).add(" bytes");
     if (b.cases_ago > 0) w.add(", freed ").unum(b.cases_ago).add(" cases earlier");
     w.add(')');
+    where(w);
+    return;
+  }
+  if (b.state == BlockState::no_storage) {
+    auto w = out->set(FindingClass::out_of_bounds, case_rule);
+    w.add("host ").add(access).add(" of the data of a tensor whose geometry is invalid (offset ")
+        .num(b.offset).add("): it has no storage, and should have been refused");
     where(w);
     return;
   }

@@ -94,6 +94,9 @@ struct ImportFacts {
   const ValidateResult* truth = nullptr;
   // A conformant consumer with this profile must import it (refusing is rejected-valid).
   bool must_accept = false;
+  // The consumer asked with a max_version of major 1 or more and got a legacy struct, which a
+  // legacy producer may answer with (VER-4): a refusal of it breaks VER-4, not the tensor's rule.
+  bool legacy_answer_to_versioned_ask = false;
   Rule tensor_rule = Rule::none;
   const DLCTensorSpec* spec = nullptr;  // the tensor that was made
   const DLCObservation* observation = nullptr;

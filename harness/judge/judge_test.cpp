@@ -203,9 +203,10 @@ TEST_CASE("judge: the import against the truth", "[unit]") {
   obs.digest = t.digest();
   obs.elements_read = 6;
   auto judge = [&](int rc, const dlc::ValidateResult& truth, bool must_accept,
-                   const DLCObservation& o) {
+                   const DLCObservation& o, bool legacy_answer = false) {
     dlc::ImportFacts f;
     f.rc = rc;
+    f.legacy_answer_to_versioned_ask = legacy_answer;
     f.truth_known = true;
     f.truth = &truth;
     f.must_accept = must_accept;
@@ -222,6 +223,9 @@ TEST_CASE("judge: the import against the truth", "[unit]") {
   CHECK(judge(DLC_OK, valid, true, obs) == "none");
   CHECK(judge(DLC_ERR_BUFFER, valid, true, obs) == "rejected-valid LAY-1");
   CHECK(judge(DLC_ERR_BUFFER, valid, false, obs) == "none");  // outside the consumer's profile
+  // A consumer that asked with max_version and refuses a legacy producer's legacy answer: VER-4,
+  // as pyarrow's Tensor.from_dlpack does in the frameworks report.
+  CHECK(judge(DLC_ERR_BUFFER, valid, true, obs, true) == "rejected-valid VER-4");
   CHECK(judge(DLC_OK, invalid, false, obs) == "accepted-invalid DT-2");
   CHECK(judge(DLC_ERR_BUFFER, invalid, false, obs) == "none");
   DLCObservation wrong = obs;
@@ -263,6 +267,8 @@ TEST_CASE("judge: faults become findings from the arena's facts", "[unit]") {
        false, false, false, 1, "write-to-read-only FLAG-1"},
       {"a device pointer", true, DLC_ALLOC_DATA, K::unknown, S::device_poison, 8, false, false,
        false, false, false, 1, "device-pointer-dereferenced DEV-3"},
+      {"the data of an invalid tensor", true, DLC_ALLOC_DATA, K::unknown, S::no_storage, 0, false,
+       false, false, false, false, 1, "out-of-bounds LAY-8"},
       {"a NULL call", false, DLC_ALLOC_DATA, K::unknown, S::live, 0, false, true, false, false,
        false, 0, "null-deleter-called LIFE-4"},
       {"a call into a buffer", true, DLC_ALLOC_SHAPE, K::unknown, S::live, 0, false, true, false,

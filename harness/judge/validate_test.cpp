@@ -200,7 +200,7 @@ TEST_CASE("validate: address arithmetic that wraps is refused (LAY-10)", "[unit]
   CHECK(first_rule(check("dltensor_versioned", &f.versioned)) == "LAY-10");
   // The same tensor reached without wrapping is fine.
   Fixture g;
-  g.versioned.dl_tensor.data = g.data - 2;
+  g.versioned.dl_tensor.data = reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(g.data) - 8);
   g.versioned.dl_tensor.byte_offset = 2 * sizeof(float);
   CHECK(check("dltensor_versioned", &g.versioned, dlc::Level::full).accepted);
 }

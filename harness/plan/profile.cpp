@@ -51,7 +51,8 @@ constexpr NamedBit kFeatures[] = {{"read-only", DLC_FEATURE_READ_ONLY},
                                   {"misaligned", DLC_FEATURE_MISALIGNED},
                                   {"test-layouts", DLC_FEATURE_TEST_LAYOUTS},
                                   {"every-dtype", DLC_FEATURE_EVERY_DTYPE},
-                                  {"every-device", DLC_FEATURE_EVERY_DEVICE}};
+                                  {"every-device", DLC_FEATURE_EVERY_DEVICE},
+                                  {"needs-write", DLC_FEATURE_NEEDS_WRITE}};
 constexpr uint32_t kAllStrides =
     DLC_STRIDES_POSITIVE | DLC_STRIDES_NEGATIVE | DLC_STRIDES_ZERO | DLC_STRIDES_OVERLAPPING;
 
@@ -334,9 +335,10 @@ bool producer_can_make(const Profile& p, const TensorCase& t) {
 }
 
 bool consumer_supports(const Profile& p, const TensorCase& t) {
-  // Unknown flag bits may be refused (FLAG-4), and a consumer needs no feature to import a
-  // READ_ONLY tensor (FLAG-1: it may ignore the flag).
+  // Unknown flag bits may be refused (FLAG-4). Any consumer may import a READ_ONLY tensor (FLAG-1:
+  // honouring the flag, or ignoring it at INFO), but one that needs write access refuses rightly.
   if (t.spec.extra_flags != 0) return false;
+  if ((t.spec.options & DLC_SPEC_READ_ONLY) && (p.features & DLC_FEATURE_NEEDS_WRITE)) return false;
   return in_common(p, t);
 }
 

@@ -39,7 +39,7 @@ Profile profile_from_table(const DLCProfile& declared);
 //   dtypes   = f32 f64 i32 u8 bool c64 bf16 f4_e2m1fn 2:32:4   (names or code:bits:lanes; all)
 //   devices  = cpu cuda 13                                      (names or numbers; all)
 //   strides  = positive negative zero overlapping               (or all, or none)
-//   features = read-only zero-dim zero-size copy misaligned test-layouts
+//   features = read-only zero-dim zero-size copy misaligned test-layouts needs-write
 //   max_ndim = 8
 //   emits_version = 1.3
 // Unknown keys or values stop with "FILE:LINE: expected ... but found ...".

@@ -64,7 +64,11 @@ TEST_CASE("profile: what a profile admits", "[unit]") {
   CHECK_FALSE(dlc::consumer_supports(d, tensor("f32_8x8_broadcast_zero_stride")));
   CHECK_FALSE(dlc::consumer_supports(d, tensor("f32_8x8_overlapping")));
   CHECK(dlc::consumer_supports(d, tensor("f32_scalar_null_shape")));
-  CHECK(dlc::consumer_supports(d, tensor("f32_8x8_read_only")));  // needs no feature (FLAG-1)
+  CHECK(dlc::consumer_supports(d, tensor("f32_8x8_read_only")));  // the default imports them
+  dlc::Profile writer = d;  // needs write access: refuses READ_ONLY rightly, never asked
+  writer.features |= DLC_FEATURE_NEEDS_WRITE;
+  CHECK_FALSE(dlc::consumer_supports(writer, tensor("f32_8x8_read_only")));
+  CHECK(dlc::consumer_supports(writer, tensor("f32_8x8")));
   CHECK_FALSE(dlc::consumer_supports(d, tensor("f32_8x8_unknown_flag_bit")));  // FLAG-4
   CHECK_FALSE(dlc::consumer_supports(d, tensor("f32_8x8_misaligned_data")));
   CHECK_FALSE(dlc::consumer_supports(d, tensor("device_cuda")));

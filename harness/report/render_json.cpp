@@ -73,6 +73,7 @@ std::string render_json(const RunInfo& info, const std::vector<CaseResult>& case
       w.key("severity").value(c.severity);
       w.key("detail").value(c.detail);
       w.key("known").value(c.known);
+      if (c.known) w.key("known_reason").value(c.known_reason);
       w.key("as_expected").value(c.as_expected());
       if (info.details) w.key("seconds").value(c.seconds);
       w.end_object();

@@ -39,6 +39,13 @@ std::string render_markdown(const RunInfo& info, const std::vector<CaseResult>& 
 // scenario whose cells open the list of their cases, and a filter over case ids.
 std::string render_html(const RunInfo& info, const std::vector<CaseResult>& cases) noexcept;
 
+// The real-frameworks report (reports/frameworks.md) over the framework scenarios' cases:
+// frameworks and their roles, a pair grid per framework environment, the alignment checks, the
+// negotiation table, the C exchange API checks, and the findings with their reproducers (from
+// the suppression reasons' "[repro: FILE]").
+std::string render_frameworks_markdown(const RunInfo& info,
+                                       const std::vector<CaseResult>& cases) noexcept;
+
 // <testsuites> with one <testsuite> per scenario and one <testcase> per case: a <failure> when
 // not as expected, <skipped/> for skips and for known (suppressed) cases.
 std::string render_junit(const RunInfo& info, const std::vector<CaseResult>& cases) noexcept;

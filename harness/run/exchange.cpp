@@ -255,6 +255,9 @@ void run_exchange(const std::vector<Participant>& participants, const CaseDef& c
     imp.truth_known = truth_known;
     imp.truth = &truth;
     imp.must_accept = c.must_accept;
+    imp.legacy_answer_to_versioned_ask = !c.raw && ct.has_max_version != 0 &&
+                                         ct.max_version.major >= 1 && offered != nullptr &&
+                                         std::strcmp(offered, "dltensor") == 0;
     imp.tensor_rule = t.rule;
     imp.spec = &t.spec;
     imp.observation = &obs;

@@ -2,8 +2,11 @@
 
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "dlc_config.h"
@@ -11,6 +14,8 @@
 
 namespace dlc {
 namespace {
+
+namespace fs = std::filesystem;
 
 bool verdict_of(const std::string& text, Verdict* out) {
   for (Verdict v : {Verdict::pass, Verdict::fail, Verdict::crash, Verdict::timeout, Verdict::skip}) {
@@ -22,36 +27,114 @@ bool verdict_of(const std::string& text, Verdict* out) {
   return false;
 }
 
-}  // namespace
-
-bool parse_framework_record(const std::string& line, CaseResult* out) {
+std::vector<std::string> split_tabs(const std::string& line) {
   std::vector<std::string> fields;
   std::stringstream in(line);
   std::string field;
   while (std::getline(in, field, '\t')) fields.push_back(field);
-  if (fields.size() == 10) fields.emplace_back();  // an empty detail
-  if (fields.size() != 11 || fields[0].empty()) return false;
+  if (!line.empty() && line.back() == '\t') fields.emplace_back();
+  return fields;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string env_root() {
+  if (const char* dir = std::getenv("DLCONFORM_ENV_DIR")) return dir;
+  const char* home = std::getenv("HOME");
+  return std::string(home != nullptr ? home : "/root") + "/.cache/dlconform/venvs";
+}
+
+CaseResult unavailable(const std::string& env, const std::string& why) {
   CaseResult r;
-  r.id = fields[0];
-  r.scenario = fields[1];
-  r.producer = {fields[2], fields[3]};
-  r.consumer = {fields[4], fields[5]};
-  r.tensor = fields[6];
-  if (!verdict_of(fields[7], &r.verdict)) return false;
-  // A framework that is not installed is a skip, as expected; every other case must pass.
-  r.expected = r.verdict == Verdict::skip ? Expectation::skip : Expectation::pass;
-  r.finding_class = fields[8];
-  r.rule_id = fields[9];
-  r.detail = fields[10];
+  r.id = "framework/" + env + "/unavailable";
+  r.scenario = "framework";
+  r.producer = {env, "-"};
+  r.consumer = {"-", "-"};
+  r.tensor = "-";
+  r.verdict = Verdict::skip;
+  r.expected = Expectation::skip;
+  r.detail = why;
+  return r;
+}
+
+}  // namespace
+
+std::vector<std::string> all_framework_envs() {
+  std::vector<std::string> names = {"debian"};
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(DLC_SOURCE_ENVS_DIR, ec)) {
+    if (entry.path().extension() == ".txt") names.push_back(entry.path().stem().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+FrameworkEnv resolve_framework_env(const std::string& name) {
+  FrameworkEnv env{name, "", ""};
+  std::error_code ec;
+  if (name == "debian") {
+    // Debian's python3-numpy and python3-torch, in Debian's own interpreter.
+    if (fs::exists("/usr/bin/python3", ec)) env.python = "/usr/bin/python3";
+    else env.why = "Debian's /usr/bin/python3 is not installed (tools/dev installs it)";
+    return env;
+  }
+  const std::string pins = std::string(DLC_SOURCE_ENVS_DIR) + "/" + name + ".txt";
+  if (!fs::exists(pins, ec)) {
+    env.why = "no framework environment named " + name + " (expected envs/" + name + ".txt)";
+    return env;
+  }
+  const std::string dir = env_root() + "/" + name;
+  const std::string python = dir + "/bin/python";
+  if (!fs::exists(python, ec)) {
+    env.why = "framework environment " + name + " is not installed in " + dir +
+              ": run `tools/dev envs " + name + "`";
+    return env;
+  }
+  if (read_file(dir + "/.dlconform-pins") != read_file(pins)) {
+    env.why = "framework environment " + name + " in " + dir + " was made from other pins than " +
+              "envs/" + name + ".txt: run `tools/dev envs " + name + "`";
+    return env;
+  }
+  env.python = python;
+  return env;
+}
+
+bool parse_framework_record(const std::string& line, CaseResult* out) {
+  const std::vector<std::string> f = split_tabs(line);
+  if (f.size() != 12 || f[0].empty()) return false;
+  CaseResult r;
+  r.id = f[0];
+  r.scenario = f[1];
+  r.producer = {f[2], f[3]};
+  r.consumer = {f[4], f[5]};
+  r.tensor = f[6];
+  if (!verdict_of(f[7], &r.verdict)) return false;
+  // A framework that is not there is a skip, as expected; every other case must pass (its known
+  // findings are suppressed with reasons, per environment).
+  // A producer's refusal the rules call for (a legacy struct cannot say READ_ONLY) is not the
+  // consumer's to answer for: it is a skip, as expected.
+  const bool producer_refused = r.verdict == Verdict::skip &&
+                                (f[11].rfind("producer refused", 0) == 0 || f[11].rfind("n/a", 0) == 0);
+  r.expected = producer_refused ||
+                       (f[0].size() > 12 && f[0].compare(f[0].size() - 12, 12, "/unavailable") == 0)
+                   ? Expectation::skip
+                   : Expectation::pass;
+  r.finding_class = f[8];
+  r.rule_id = f[9];
+  r.severity = f[10];
+  r.detail = f[11];
   *out = std::move(r);
   return true;
 }
 
-bool run_framework_cases(const std::vector<std::string>& frameworks,
+bool run_framework_cases(const std::vector<std::string>& requested,
                          const std::string& producers_dir, double timeout,
                          std::vector<CaseResult>* out, RunInfo* info, std::string* error) {
-  (void)info;
-  namespace fs = std::filesystem;
   std::error_code ec;
   const fs::path self = fs::canonical("/proc/self/exe", ec);
   // The build tree, or an installed PREFIX/<libdir>/dlconform/python.
@@ -70,50 +153,82 @@ bool run_framework_cases(const std::vector<std::string>& frameworks,
              "python3-dev) in " + module_dir;
     return false;
   }
-  const char* python = std::getenv("DLCONFORM_PYTHON");
-  // A sanitized bridge runs in an unsanitized interpreter with the runtimes preloaded; Python
-  // and the frameworks keep memory until exit, which is not ours to report.
-  std::string preload = DLC_SANITIZER_PRELOAD;
-  if (!preload.empty()) {
-    preload = "LD_PRELOAD=" + shell_quote(preload) +
-              " ASAN_OPTIONS=detect_leaks=0:handle_segv=0:handle_abort=0 ";
-  }
-  std::string command = preload + "PYTHONPATH=" + shell_quote(module_dir) + " " +
-                        shell_quote(python != nullptr ? python : DLC_PYTHON_INTERPRETER) + " " +
-                        shell_quote(script) + " --producers " + shell_quote(producers_dir) +
-                        " --timeout " + std::to_string(timeout);
-  for (const std::string& f : frameworks) command += " --framework " + shell_quote(f);
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) {
-    *error = "--framework: cannot run " + command;
-    return false;
-  }
-  std::string line;
-  char buffer[4096];
-  bool malformed = false;
-  std::string bad;
-  while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) {
-    line += buffer;
-    if (line.empty() || line.back() != '\n') continue;
-    line.pop_back();
-    CaseResult r;
-    if (parse_framework_record(line, &r)) {
-      out->push_back(std::move(r));
-    } else if (!malformed) {
-      malformed = true;
-      bad = line.substr(0, 200);
+  std::vector<std::string> envs;
+  for (const std::string& name : requested) {
+    if (name == "all") {
+      const std::vector<std::string> every = all_framework_envs();
+      envs.insert(envs.end(), every.begin(), every.end());
+    } else {
+      envs.push_back(name);
     }
-    line.clear();
   }
-  const int status = pclose(pipe);
-  if (malformed) {
-    *error = "--framework: expected case records from " + script + " but found: " + bad;
-    return false;
-  }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    *error = "--framework: " + script + " failed (exit " +
-             std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + ", see above)";
-    return false;
+  for (const std::string& name : envs) {
+    const FrameworkEnv env = resolve_framework_env(name);
+    if (env.python.empty()) {
+      out->push_back(unavailable(name, env.why));
+      info->notes.push_back(env.why);
+      continue;
+    }
+    // A sanitized bridge runs in an unsanitized interpreter with the runtimes preloaded; Python
+    // and the frameworks keep memory until exit, and mismatch their own new[]/delete, which is
+    // not ours to report.
+    std::string preload = DLC_SANITIZER_PRELOAD;
+    if (!preload.empty()) {
+      preload = "LD_PRELOAD=" + shell_quote(preload) +
+                " ASAN_OPTIONS=detect_leaks=0:handle_segv=0:handle_abort=0:"
+                "allow_user_segv_handler=1:alloc_dealloc_mismatch=0 ";
+    }
+    const std::string command =
+        preload + "PYTHONPATH=" + shell_quote(module_dir) + " PYTHONDONTWRITEBYTECODE=1 " +
+        "TF_CPP_MIN_LOG_LEVEL=3 " + shell_quote(env.python) + " " + shell_quote(script) +
+        " --env " + shell_quote(name) + " --producers " + shell_quote(producers_dir) +
+        " --timeout " + std::to_string(timeout);
+    FILE* pipe = popen(command.c_str(), "r");
+    if (pipe == nullptr) {
+      *error = "--framework: cannot run " + command;
+      return false;
+    }
+    std::string line, bad;
+    char buffer[8192];
+    size_t cases = 0;
+    const size_t first = out->size();
+    while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) {
+      line += buffer;
+      if (line.empty() || line.back() != '\n') continue;
+      line.pop_back();
+      CaseResult r;
+      if (line.rfind("case\t", 0) == 0 && parse_framework_record(line.substr(5), &r)) {
+        out->push_back(std::move(r));
+        ++cases;
+      } else if (line.rfind("party\t", 0) == 0) {
+        const std::vector<std::string> f = split_tabs(line.substr(6));
+        if (f.size() == 3) info->parties.push_back(PartyInfo{f[0], f[1], f[2], env.python, false});
+        else if (bad.empty()) bad = line.substr(0, 200);
+      } else if (line.rfind("note\t", 0) == 0) {
+        info->notes.push_back(line.substr(5));
+      } else if (bad.empty()) {
+        bad = line.substr(0, 200);
+      }
+      line.clear();
+    }
+    const int status = pclose(pipe);
+    if (!bad.empty()) {
+      *error = "--framework " + name + ": expected records from " + script + " but found: " + bad;
+      return false;
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      *error = "--framework " + name + ": " + script + " failed (exit " +
+               std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + ", see above)";
+      return false;
+    }
+    // Workers finish in any order; reports list cases by id.
+    std::sort(out->begin() + static_cast<std::ptrdiff_t>(first), out->end(),
+              [](const CaseResult& a, const CaseResult& b) { return a.id < b.id; });
+    if (cases == 0) {
+      const std::string why = "framework environment " + name + " ran no framework";
+      out->push_back(unavailable(name, why));
+      info->notes.push_back(why);
+    }
   }
   return true;
 }

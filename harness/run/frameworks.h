@@ -1,5 +1,12 @@
-// Real frameworks in the matrix: `dlconform matrix --framework numpy --framework torch` runs
-// python/dlconform_frameworks.py through the CPython bridge and adds its cases to the report.
+// Real frameworks in the matrix: `dlconform matrix --framework ENV` runs python/
+// dlconform_frameworks.py in each framework environment's interpreter, through the CPython
+// bridge, and adds its cases, parties and notes to the report.
+//
+// An environment is a pinned requirements file envs/NAME.txt, installed by `tools/dev envs` as a
+// virtual environment in $DLCONFORM_ENV_DIR/NAME (default ~/.cache/dlconform/venvs/NAME) with a
+// copy of the pins it was made from; `debian` is Debian's own python3-numpy and python3-torch;
+// `all` is every envs/*.txt and debian. A missing or stale environment becomes one skipped case
+// that says why and names the command that creates it.
 #pragma once
 
 #include <string>
@@ -9,16 +16,27 @@
 
 namespace dlc {
 
-// Runs the framework cases of `frameworks` and appends them to `out`. The interpreter is
-// $DLCONFORM_PYTHON, else the one the bridge was built for. A framework that cannot be imported
-// becomes one skipped case saying why. False, with a one-line `error`, when the driver cannot run
-// at all (no bridge built, no interpreter) or prints something that is not a case record.
-[[nodiscard]] bool run_framework_cases(const std::vector<std::string>& frameworks,
+struct FrameworkEnv {
+  std::string name;
+  std::string python;  // the interpreter, "" when unusable
+  std::string why;     // why it is unusable
+};
+
+// Every environment name `all` stands for, sorted.
+std::vector<std::string> all_framework_envs();
+
+// Resolves one environment name.
+FrameworkEnv resolve_framework_env(const std::string& name);
+
+// Runs the framework cases of each environment and appends them to `out`, their parties and
+// notes to `info`. False, with a one-line `error`, when the driver cannot run at all (no bridge
+// built) or prints something that is not a record.
+[[nodiscard]] bool run_framework_cases(const std::vector<std::string>& envs,
                                        const std::string& producers_dir, double timeout,
                                        std::vector<CaseResult>* out, RunInfo* info,
                                        std::string* error);
 
-// Parses one tab-separated record of the driver; false if it is malformed.
+// Parses one tab-separated `case` record of the driver (without its tag); false if malformed.
 [[nodiscard]] bool parse_framework_record(const std::string& line, CaseResult* out);
 
 }  // namespace dlc

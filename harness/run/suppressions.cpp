@@ -37,6 +37,7 @@ bool parse_suppressions(std::string_view text, const std::string& origin, Suppre
     std::istringstream fields(line);
     Suppression s;
     s.line = number;
+    s.origin = origin;
     if (!(fields >> s.rule)) continue;  // blank or comment
     const std::string where = origin + ":" + std::to_string(number) + ": ";
     if (!is_rule_id(s.rule)) {
@@ -73,22 +74,28 @@ bool load_suppressions(const std::string& path, Suppressions* out, std::string* 
     *error = "cannot read suppression file " + path;
     return false;
   }
-  return parse_suppressions(text.str(), path, out, error);
+  Suppressions more;
+  if (!parse_suppressions(text.str(), path, &more, error)) return false;
+  out->origin = out->origin.empty() ? path : out->origin + ", " + path;
+  for (Suppression& s : more.entries) out->entries.push_back(std::move(s));
+  return true;
 }
 
 size_t apply_suppressions(Suppressions& suppressions, std::vector<CaseResult>& cases) {
   size_t marked = 0;
   for (CaseResult& c : cases) {
     if (c.as_expected() || c.known) continue;
+    // Every entry that matches counts the case, so that two files naming the same release (two
+    // framework environments with the same torch) are both in use, not one of them stale.
     for (Suppression& s : suppressions.entries) {
       const bool rule = s.rule == "*" || s.rule == c.rule_id;
       if (rule && (party_matches(s.party, c.producer) || party_matches(s.party, c.consumer))) {
+        if (!c.known) c.known_reason = s.reason;
         c.known = true;
         ++s.matched;
-        ++marked;
-        break;
       }
     }
+    if (c.known) ++marked;
   }
   return marked;
 }

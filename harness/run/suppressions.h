@@ -25,6 +25,7 @@ struct Suppression {
   std::string party;   // "my-consumer", "torch@1.13", "planted-*"
   std::string reason;  // free text
   int line = 0;        // 1-based line in its file
+  std::string origin;  // the file it came from
   size_t matched = 0;  // cases it marked known
 };
 
@@ -38,12 +39,14 @@ struct Suppressions {
 [[nodiscard]] bool parse_suppressions(std::string_view text, const std::string& origin,
                                       Suppressions* out, std::string* error);
 
-// Reads and parses `path`; false with a one-line error if it cannot be read or is malformed.
+// Reads and parses `path`, appending its entries to `out`; false with a one-line error if it
+// cannot be read or is malformed.
 [[nodiscard]] bool load_suppressions(const std::string& path, Suppressions* out,
                                      std::string* error);
 
 // Marks every case that is not as expected and matches an entry (same rule, or '*'; the
-// producer's or consumer's name, header or "name@header" matches PARTY) as known. Returns how many.
+// producer's or consumer's name, header or "name@header" matches PARTY) as known, and counts it
+// on every entry it matches. Returns how many cases it marked.
 size_t apply_suppressions(Suppressions& suppressions, std::vector<CaseResult>& cases);
 
 // How severe an unexpected case is, from the rule table (rules.def): a crash, a hang or a case

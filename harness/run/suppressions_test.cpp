@@ -46,6 +46,23 @@ TEST_CASE("suppressions: an entry marks a matching finding known, and only it", 
   CHECK(s.entries[0].matched == 1);
 }
 
+TEST_CASE("suppressions: two entries for one release both count the case, neither is stale",
+          "[unit]") {
+  dlc::Suppressions s;
+  std::string error;
+  dlc::Suppressions b;
+  REQUIRE(dlc::parse_suppressions("LAY-8 torch@2.13* aborts on negative strides\n", "env-a.txt", &s,
+                                  &error));
+  REQUIRE(dlc::parse_suppressions("LAY-8 torch@2.13* the same torch in environment b\n",
+                                  "env-b.txt", &b, &error));
+  s.entries.push_back(b.entries[0]);
+  std::vector<dlc::CaseResult> cases = {finding("torch", "LAY-8")};
+  cases[0].consumer = {"torch", "torch@2.13.0"};
+  CHECK(dlc::apply_suppressions(s, cases) == 1);
+  CHECK(s.entries[0].matched == 1);
+  CHECK(s.entries[1].matched == 1);
+}
+
 TEST_CASE("suppressions: a malformed line is refused with its line number", "[unit]") {
   dlc::Suppressions s;
   std::string error;

@@ -140,6 +140,12 @@ typedef struct DLCHost {
   int (*deleter_called)(void* ctx, const void* managed);
   /** Record that a producer handed out `managed`; the ledger then expects one deleter call. */
   void (*produced)(void* ctx, const void* managed);
+  /**
+   * Plugin ABI 2. A pointer that faults on any host access, for a tensor whose geometry is
+   * invalid (a negative extent, zero lanes, a storage size that overflows): it has no storage,
+   * so any access is reported as out of bounds under the tensor's rule. `size` bytes reserved.
+   */
+  void* (*no_storage)(void* ctx, size_t size);
 } DLCHost;
 
 /* ---------------------------------------------------------------------------------------------
@@ -158,8 +164,8 @@ typedef struct DLCHost {
  *  lowest element. Logically the same tensor (LAY-4). Plugin ABI 2. */
 #define DLC_SPEC_DATA_AT_STORAGE_START 64u
 
-/** The fill rule: element k in logical row-major order holds dlc_fill_byte(seed, k, j) in its
- *  byte j. See dlc_fill_byte below; producers and the harness share it. */
+/** The fill rule: element k in logical row-major order holds dlc_fill_value_byte(dtype code,
+ *  seed, k, j) in its byte j. See below; producers and the harness share it. */
 typedef struct DLCTensorSpec {
   DLCDtype dtype;
   int32_t ndim;
@@ -261,6 +267,9 @@ typedef struct DLCObservation {
 #define DLC_FEATURE_EVERY_DTYPE 64u
 /** Any device type at all: the device list is ignored. */
 #define DLC_FEATURE_EVERY_DEVICE 128u
+/** Consumer only: needs write access, so it refuses READ_ONLY tensors, rightly (FLAG-1), and is
+ *  never handed one. nanobind's writable nb::ndarray<> is such a consumer. */
+#define DLC_FEATURE_NEEDS_WRITE 256u
 /** Producer only: honours every DLC_SPEC_* layout option and makes invalid tensors on request
  *  (unknown codes, overflowing shapes, NULL deleters, extra flag bits). The built-in mocks have
  *  it; a real exporter does not, and is never asked for such tensors. */
@@ -394,6 +403,13 @@ static inline uint8_t dlc_fill_byte(uint32_t seed, uint64_t k, uint32_t j) {
   x *= 0x94D049BB133111EBull;
   x ^= x >> 29;
   return (uint8_t)x;
+}
+
+/** The fill rule of a dtype: dlc_fill_byte, except that a bool (type code 6, kDLBool) holds 0 or
+ *  1, the only values a bool may have (a framework that copies a bool canonicalises any other
+ *  byte). Plugin ABI 2. */
+static inline uint8_t dlc_fill_value_byte(uint8_t code, uint32_t seed, uint64_t k, uint32_t j) {
+  return code == 6 ? (uint8_t)(dlc_fill_byte(seed, k, j) & 1u) : dlc_fill_byte(seed, k, j);
 }
 
 /**

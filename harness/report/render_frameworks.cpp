@@ -1,0 +1,357 @@
+// The real-frameworks report (reports/frameworks.md): who was tested in which roles, the pair grid
+// of each framework environment, the alignment checks, what __dlpack__ answers, the C exchange
+// API, and every finding with the reproducer that shows it. It reads only the cases of the
+// framework scenarios (framework, pairs, negotiation, xapi), whose ids are SCENARIO/ENV/...
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "report.h"
+#include "report_text.h"
+
+namespace dlc {
+namespace {
+
+using report::markdown_escape;
+
+bool is_framework_scenario(const std::string& s) {
+  return s == "framework" || s == "pairs" || s == "negotiation" || s == "xapi";
+}
+
+// "pairs/frameworks/numpy@2.4.6/torch@2.13.0/f32_T" -> "frameworks".
+std::string environment_of(const CaseResult& c) {
+  const size_t a = c.id.find('/');
+  if (a == std::string::npos) return "";
+  const size_t b = c.id.find('/', a + 1);
+  return b == std::string::npos ? "" : c.id.substr(a + 1, b - a - 1);
+}
+
+bool is_finding(const CaseResult& c) {
+  return (c.verdict == Verdict::fail || c.verdict == Verdict::crash ||
+          c.verdict == Verdict::timeout) &&
+         c.expected == Expectation::pass;
+}
+
+// The framework a finding is about: the producer for what it hands over or answers (exports to
+// dlconform's consumer, negotiation, the C exchange API, a refusal of the wrong type), else the
+// consumer.
+const PartyRef& at_fault(const CaseResult& c) {
+  const bool producer = c.scenario == "negotiation" || c.scenario == "xapi" ||
+                        c.consumer.name == "dlconform-consumer" ||
+                        c.finding_class == "producer-violation" ||
+                        c.finding_class == "refusal-not-buffer-error";
+  return producer ? c.producer : c.consumer;
+}
+
+// The "[repro: a.py b.py]" of a suppression reason, as links; the reason without it.
+void split_reason(const std::string& reason, std::string* words, std::string* repro) {
+  const size_t at = reason.find("[repro:");
+  *words = reason.substr(0, at);
+  while (!words->empty() && words->back() == ' ') words->pop_back();
+  repro->clear();
+  if (at == std::string::npos) return;
+  const size_t end = reason.find(']', at);
+  std::string list = reason.substr(at + 7, end == std::string::npos ? std::string::npos
+                                                                   : end - at - 7);
+  size_t i = 0;
+  while (i < list.size()) {
+    while (i < list.size() && list[i] == ' ') ++i;
+    size_t j = i;
+    while (j < list.size() && list[j] != ' ') ++j;
+    if (j > i) {
+      const std::string file = list.substr(i, j - i);
+      if (!repro->empty()) *repro += ", ";
+      *repro += "[" + file + "](../python/reproducers/" + file + ")";
+    }
+    i = j;
+  }
+}
+
+// What a negotiation case answered, in a few characters.
+std::string short_answer(const CaseResult& c) {
+  std::string d = c.detail;
+  std::string cell;
+  if (d.rfind("dltensor_versioned ", 0) == 0) cell = d.substr(19);
+  else if (d.rfind("dltensor", 0) == 0) cell = "legacy";
+  else if (d.rfind("TypeError", 0) == 0) cell = "TypeError";
+  else if (d.rfind("BufferError", 0) == 0) cell = "BufferError";
+  else if (d.rfind("(", 0) == 0) cell = d.substr(0, d.find(')') + 1);
+  else if (const size_t e = d.find("Error"); e != std::string::npos && e < 24 &&
+           d.find(' ') > e) {
+    cell = d.substr(0, e + 5);  // "RuntimeError for {...}": the exception's name
+  }
+  else if (c.verdict == Verdict::pass) cell = d.substr(0, std::min<size_t>(d.size(), 24));
+  if (!c.finding_class.empty()) {
+    const bool info = c.severity == "INFO";
+    cell += std::string(cell.empty() ? "" : " ") + (info ? "ⓘ " : c.known ? "⚠️ " : "❌ ") +
+            c.rule_id;
+  }
+  return cell;
+}
+
+// A pair's cell: equal/total, the DLPack that crossed, refusals and findings.
+struct PairCell {
+  int total = 0, equal = 0, refused = 0, skipped = 0;
+  std::map<std::string, int> crossed;  // "legacy", "versioned 1.0"
+  std::set<std::string> known, unexpected;
+};
+
+std::string render(const PairCell& p) {
+  if (p.total == 0) return "";
+  std::string out = std::to_string(p.equal) + "/" + std::to_string(p.total - p.skipped);
+  std::string most;
+  int best = 0;
+  for (const auto& [kind, n] : p.crossed) {
+    if (n > best) best = n, most = kind;
+  }
+  if (!most.empty()) out += " · " + (most == "legacy" ? most : most.substr(10));
+  if (p.refused > 0) out += " · " + std::to_string(p.refused) + " refused";
+  for (const std::string& r : p.unexpected) out += " · ❌ " + r;
+  for (const std::string& r : p.known) out += " · ⚠️ " + r;
+  return out;
+}
+
+// How a consumer handled an under-aligned NumPy array (LAY-9).
+std::string alignment_cell(const CaseResult& c) {
+  if (c.verdict == Verdict::crash) return "💥 crash";
+  if (c.verdict == Verdict::timeout) return "⏱ hang";
+  if (!c.finding_class.empty() && c.severity != "INFO") {
+    return (c.known ? "⚠️ " : "❌ ") + c.finding_class;
+  }
+  if (c.detail.find("zero-copy") != std::string::npos) return "zero-copy";
+  if (c.detail.find("copied") != std::string::npos) return "copied";
+  if (c.detail.find("refused") != std::string::npos) return "refused";
+  return markdown_escape(c.detail.substr(0, 20));
+}
+
+template <typename Cell>
+void table(const std::vector<std::string>& rows, const std::vector<std::string>& cols,
+           const std::string& corner, Cell cell, std::string* o) {
+  *o += "| " + corner + " |";
+  for (const std::string& c : cols) *o += " " + markdown_escape(c) + " |";
+  *o += "\n|---|";
+  for (size_t i = 0; i < cols.size(); ++i) *o += "---|";
+  *o += "\n";
+  for (const std::string& r : rows) {
+    *o += "| **" + markdown_escape(r) + "** |";
+    for (const std::string& c : cols) *o += " " + cell(r, c) + " |";
+    *o += "\n";
+  }
+}
+
+}  // namespace
+
+std::string render_frameworks_markdown(const RunInfo& info,
+                                       const std::vector<CaseResult>& cases) noexcept {
+  try {
+    std::vector<const CaseResult*> mine;
+    for (const CaseResult& c : cases) {
+      if (is_framework_scenario(c.scenario)) mine.push_back(&c);
+    }
+    std::set<std::string> environments, projects;
+    size_t findings = 0, known = 0, unexpected = 0, as_expected = 0;
+    for (const CaseResult* c : mine) {
+      environments.insert(environment_of(*c));
+      if (c->as_expected()) ++as_expected;
+      if (is_finding(*c)) {
+        ++findings;
+        c->known ? ++known : ++unexpected;
+      }
+    }
+    for (const PartyInfo& p : info.parties) {
+      if (p.profile.find("environment ") != std::string::npos) {
+        projects.insert(p.label.substr(0, p.label.find('@')));
+      }
+    }
+    std::string o = "# Real frameworks through DLPack\n\n";
+    o += std::string(unexpected == 0 ? "✅" : "❌") + " **" + std::to_string(mine.size()) +
+         " cases in " + std::to_string(environments.size()) + " framework environments, " +
+         std::to_string(projects.size()) + " frameworks: " + std::to_string(as_expected) +
+         " as expected, " + std::to_string(known) + " known findings (suppressed, with " +
+         "reproducers), " + std::to_string(unexpected) + " unexpected.**\n\n";
+    o += "Made by `tools/dev main` (`dlconform matrix --framework all`, the environments of "
+         "`envs/`). Each framework is a producer (its `__dlpack__` or own exporter into "
+         "dlconform's strict consumer, for every tensor it can make), a consumer (its "
+         "`from_dlpack` fed mock producers built against DLPack 0.6, 0.8, 1.0, 1.3 and a future "
+         "major, through the tensor catalogue), and both sides of every pair that shares a "
+         "process. The judge is the one of the matrix and the fuzzers (`harness/judge`).\n";
+
+    // Who was tested.
+    o += "\n## Frameworks\n\n| framework | environment | cases as producer | cases as "
+         "consumer | what its importer must take (declared profile) |\n|---|---|--:|--:|---|\n";
+    for (const PartyInfo& p : info.parties) {
+      const size_t env_at = p.profile.find("environment ");
+      if (env_at == std::string::npos) continue;
+      const std::string env = p.profile.substr(env_at + 12);
+      size_t as_producer = 0, as_consumer = 0;
+      for (const CaseResult* c : mine) {
+        if (environment_of(*c) != env) continue;
+        as_producer += c->producer.header == p.label;
+        as_consumer += c->consumer.header == p.label;
+      }
+      std::string profile = p.profile.substr(0, p.profile.find(" (declared"));
+      o += "| " + markdown_escape(p.label) + " | " + markdown_escape(env) + " | " +
+           std::to_string(as_producer) + " | " + std::to_string(as_consumer) + " | " +
+           markdown_escape(profile) + " |\n";
+    }
+    for (const std::string& note : info.notes) o += "\n- " + markdown_escape(note);
+    if (!info.notes.empty()) o += "\n";
+
+    // The pair grids, one per environment (only frameworks in one process meet).
+    o += "\n## Every pair: producer (rows) into consumer (columns)\n\n"
+         "Each cell: tensors whose values crossed equal / tensors tried, the DLPack that "
+         "crossed (legacy or the versioned struct's version), how many the consumer refused "
+         "(allowed outside its profile), and findings by rule (⚠️ known, ❌ unexpected). "
+         "Tensors: contiguous, transposed, stepped, reversed, offset, broadcast, read-only, 0-d, "
+         "zero-size, int64, bool; NumPy also sends under-aligned arrays (next section).\n";
+    for (const std::string& env : environments) {
+      std::map<std::pair<std::string, std::string>, PairCell> cells;
+      std::set<std::string> producers, consumers;
+      for (const CaseResult* c : mine) {
+        if (c->scenario != "pairs" || environment_of(*c) != env) continue;
+        producers.insert(c->producer.header);
+        consumers.insert(c->consumer.header);
+        PairCell& p = cells[{c->producer.header, c->consumer.header}];
+        ++p.total;
+        if (c->verdict == Verdict::skip) ++p.skipped;
+        const size_t colon = c->detail.find(':');
+        const std::string head = colon == std::string::npos ? "" : c->detail.substr(0, colon);
+        if (c->verdict == Verdict::pass && c->detail.find("equal values") != std::string::npos) {
+          ++p.equal;
+          ++p.crossed[head];
+        } else if (c->verdict == Verdict::pass && c->detail.find("refused") != std::string::npos) {
+          ++p.refused;
+        }
+        if (is_finding(*c) && c->severity != "INFO") {
+          (c->known ? p.known : p.unexpected).insert(c->rule_id.empty() ? c->finding_class
+                                                                         : c->rule_id);
+        }
+      }
+      if (cells.empty()) continue;
+      o += "\n### Environment " + markdown_escape(env) + "\n\n";
+      table(
+          {producers.begin(), producers.end()}, {consumers.begin(), consumers.end()},
+          "producer ↓ consumer →",
+          [&](const std::string& r, const std::string& c) {
+            auto it = cells.find({r, c});
+            return it == cells.end() ? std::string() : render(it->second);
+          },
+          &o);
+    }
+
+    // Alignment: NumPy's under-aligned arrays to every consumer.
+    std::vector<std::string> align_tensors = {"f32_misaligned_8", "f32_misaligned_4",
+                                              "f32_misaligned_2", "f32_misaligned_1",
+                                              "f64_odd_offset", "f32_odd_offset",
+                                              "i16_odd_offset", "u8_odd_offset"};
+    std::map<std::string, std::map<std::string, std::string>> align;
+    for (const CaseResult* c : mine) {
+      if (c->scenario != "pairs" || c->producer.name != "numpy") continue;
+      if (std::find(align_tensors.begin(), align_tensors.end(), c->tensor) == align_tensors.end()) {
+        continue;
+      }
+      align[c->consumer.header + " (" + environment_of(*c) + ")"][c->tensor] = alignment_cell(*c);
+    }
+    if (!align.empty()) {
+      o += "\n## Alignment (LAY-9): NumPy arrays whose data is only 8, 4, 2 or 1-byte aligned\n\n"
+           "`f32_misaligned_N`: a uint8 buffer viewed as float32 at an offset, aligned to N "
+           "bytes only; `T_odd_offset`: a view one element into an array, aligned to its element "
+           "size only. What each consumer does: reads them in place (zero-copy), copies, "
+           "refuses, crashes or reads wrong values.\n\n";
+      std::vector<std::string> rows;
+      for (const auto& [row, _] : align) rows.push_back(row);
+      table(
+          rows, align_tensors, "consumer",
+          [&](const std::string& r, const std::string& c) {
+            auto it = align[r].find(c);
+            return it == align[r].end() ? std::string() : it->second;
+          },
+          &o);
+    }
+
+    // Negotiation.
+    const std::vector<std::string> asks = {
+        "max_version=none", "max_version=0.8", "max_version=1.0", "max_version=1.3",
+        "max_version=2.0",  "copy=True",       "copy=False",      "dl_device=cpu",
+        "stream=None",      "__dlpack_device__"};
+    std::map<std::string, std::map<std::string, std::string>> answers;
+    for (const CaseResult* c : mine) {
+      if (c->scenario == "negotiation") answers[c->producer.header][c->tensor] = short_answer(*c);
+    }
+    if (!answers.empty()) {
+      o += "\n## Negotiation: what `__dlpack__` answers\n\n"
+           "`legacy`: a `dltensor` capsule; `1.3`: a `dltensor_versioned` capsule of that "
+           "version; an exception's name when it raised one. `max_version=2.0` must still get "
+           "a struct the caller supports (VER-4); `dl_device=cpu` is the array's own device "
+           "(STRM-3); `__dlpack_device__` must answer (1, 0) on the CPU (DEV-2). ⚠️ known "
+           "finding, ❌ unexpected, ⓘ an allowed deviation noted at INFO.\n\n";
+      std::vector<std::string> rows;
+      for (const auto& [row, _] : answers) rows.push_back(row);
+      table(
+          rows, asks, "producer",
+          [&](const std::string& r, const std::string& c) {
+            auto it = answers[r].find(c);
+            return it == answers[r].end() ? std::string("–") : markdown_escape(it->second);
+          },
+          &o);
+    }
+
+    // The C exchange API.
+    std::map<std::string, std::map<std::string, const CaseResult*>> xapi;
+    for (const CaseResult* c : mine) {
+      if (c->scenario == "xapi") xapi[c->producer.header][c->tensor] = c;
+    }
+    o += "\n## The C exchange API (`__dlpack_c_exchange_api__`, XAPI-1 to XAPI-5)\n\n";
+    if (xapi.empty()) {
+      o += "No framework in these environments has one.\n";
+    } else {
+      o += "| framework | check | result |\n|---|---|---|\n";
+      for (const auto& [fw, checks] : xapi) {
+        for (const auto& [check, c] : checks) {
+          o += "| " + markdown_escape(fw) + " | " + check + " | " +
+               (c->as_expected() ? "✅ " : c->known ? "⚠️ " : "❌ ") +
+               markdown_escape(c->detail) + " |\n";
+        }
+      }
+    }
+
+    // Findings: one row per framework, rule and class.
+    struct Row {
+      size_t cases = 0;
+      std::string reason, sample;
+      bool known = true;
+    };
+    std::map<std::tuple<std::string, std::string, std::string>, Row> rows;
+    for (const CaseResult* c : mine) {
+      if (!is_finding(*c) || c->severity == "INFO") continue;
+      Row& r = rows[{at_fault(*c).header, c->rule_id, c->finding_class}];
+      ++r.cases;
+      r.known &= c->known;
+      if (r.reason.empty()) r.reason = c->known_reason;
+      if (r.sample.empty()) r.sample = c->id + ": " + c->detail;
+    }
+    o += "\n## Findings\n\nEvery deviation from the rules (`../shared/DLPACK_RULES.md`) a "
+         "real framework shows, with a reproducer of at most 5 lines that needs only that "
+         "framework (`python/reproducers/`; the `reproducers` test runs each one and checks it "
+         "still shows its finding). Each is listed, with the same reason, in that "
+         "environment's suppression file (`suppressions/env-*.txt`), so CI stays green while "
+         "this report stays honest; a release that fixes one turns its entry stale.\n\n";
+    o += "| framework | rule | finding | cases | what happens | reproducer |\n"
+         "|---|---|---|--:|---|---|\n";
+    for (const auto& [key, r] : rows) {
+      const auto& [fw, rule, cls] = key;
+      std::string words, repro;
+      split_reason(r.reason, &words, &repro);
+      if (words.empty()) words = r.sample;
+      o += "| " + markdown_escape(fw) + " | " + rule + " | " + (r.known ? "" : "❌ ") + cls +
+           " | " + std::to_string(r.cases) + " | " + markdown_escape(words) + " | " +
+           (repro.empty() ? "none yet" : repro) + " |\n";
+    }
+    if (rows.empty()) o += "| – | – | – | 0 | no finding | – |\n";
+    return o;
+  } catch (...) {
+    return "";
+  }
+}
+
+}  // namespace dlc

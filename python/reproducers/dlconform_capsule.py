@@ -1,0 +1,180 @@
+"""Hand-made DLPack tensors for the reproducers, with nothing but the standard library (ctypes),
+so that a reproducer needs only the framework whose finding it shows.
+
+  capsule(dtype, shape, strides=None, byte_offset=0, device=(1, 0), versioned=False,
+          null_deleter=False, null_data=False)     a "dltensor" (or "dltensor_versioned") capsule
+  Producer(..., legacy=False, answers_legacy=False) an object with __dlpack__/__dlpack_device__
+      over such capsules: legacy=True has the old signature (a TypeError for max_version);
+      answers_legacy=True takes max_version but answers with a legacy capsule, as a legacy
+      producer may (VER-4).
+  deleter_calls()                                   deleter calls so far, over every capsule
+  flags(capsule), dtype_of(capsule)                 what a framework's capsule says
+
+dtype is a name ("f32", "f64", "i16", "u16", "i64", "u8", "bool", "f32x4") or (code, bits,
+lanes). Element k (row-major) holds k + 1, so that a reader that ignores byte_offset reads the
+zero padding in front; data is 256-byte aligned, so that importers take it without a copy. Layouts follow the DLPack ABI of ../shared/DLPACK_RULES.md; this is a
+test tool, not an exporter for real use.
+"""
+import ctypes
+
+__all__ = ["capsule", "Producer", "deleter_calls", "flags", "dtype_of"]
+
+READ_ONLY, IS_COPIED = 1, 2
+
+DTYPES = {"f32": (2, 32, 1), "f64": (2, 64, 1), "i16": (0, 16, 1), "u16": (1, 16, 1),
+          "i64": (0, 64, 1), "u8": (1, 8, 1), "bool": (6, 8, 1), "f32x4": (2, 32, 4)}
+_SCALAR = {(2, 32): ctypes.c_float, (2, 64): ctypes.c_double, (0, 16): ctypes.c_int16,
+           (1, 16): ctypes.c_uint16, (0, 64): ctypes.c_int64, (1, 8): ctypes.c_uint8,
+           (6, 8): ctypes.c_uint8, (0, 32): ctypes.c_int32, (0, 8): ctypes.c_int8}
+
+
+class DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", DLDevice), ("ndim", ctypes.c_int32),
+                ("dtype", DLDataType), ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
+
+
+DELETER = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+
+
+class DLManagedTensor(ctypes.Structure):
+    _fields_ = [("dl_tensor", DLTensor), ("manager_ctx", ctypes.c_void_p),
+                ("deleter", DELETER)]
+
+
+class DLPackVersion(ctypes.Structure):
+    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32)]
+
+
+class DLManagedTensorVersioned(ctypes.Structure):
+    _fields_ = [("version", DLPackVersion), ("manager_ctx", ctypes.c_void_p),
+                ("deleter", DELETER), ("flags", ctypes.c_uint64), ("dl_tensor", DLTensor)]
+
+
+def _python_function(name, restype, *argtypes):
+    """A private prototype: setting argtypes on ctypes.pythonapi's shared functions would change
+    them for every other user in the process (MXNet calls the same ones)."""
+    return ctypes.PYFUNCTYPE(restype, *argtypes)((name, ctypes.pythonapi))
+
+
+# No capsule destructor: one would run while the consumer's exception is pending, where ctypes
+# cannot call anything; a capsule nobody took leaks its (small) tensor in a reproducer.
+_capsule_new = _python_function("PyCapsule_New", ctypes.py_object, ctypes.c_void_p,
+                                ctypes.c_char_p, ctypes.c_void_p)
+_capsule_pointer = _python_function("PyCapsule_GetPointer", ctypes.c_void_p, ctypes.py_object,
+                                    ctypes.c_char_p)
+_capsule_name = _python_function("PyCapsule_GetName", ctypes.c_char_p, ctypes.py_object)
+
+_LEGACY, _VERSIONED = b"dltensor", b"dltensor_versioned"  # static: capsules keep the pointer
+_alive = {}  # struct address -> everything the struct points into
+_calls = [0]
+
+
+@DELETER
+def _deleter(address):
+    _calls[0] += 1
+    _alive.pop(address, None)
+
+
+def deleter_calls():
+    return _calls[0]
+
+
+def _dtype(dtype):
+    return DTYPES[dtype] if isinstance(dtype, str) else tuple(dtype)
+
+
+def capsule(dtype="f32", shape=(8,), strides=None, byte_offset=0, device=(1, 0),
+            versioned=False, null_deleter=False, null_data=False):
+    code, bits, lanes = _dtype(dtype)
+    ndim = len(shape)
+    item = max(1, (bits * lanes + 7) // 8)
+    steps = list(strides) if strides is not None else None
+    if steps is None:  # compact row-major, for placing the values
+        steps, run = [0] * ndim, 1
+        for i in reversed(range(ndim)):
+            steps[i], run = run, run * max(1, shape[i])
+    count, low, high = 1, 0, 0
+    for extent, step in zip(shape, steps):
+        count *= max(0, extent)
+        reach = (extent - 1) * step if extent > 0 else 0
+        low, high = low + min(0, reach), high + max(0, reach)
+    plausible = all(e >= 0 for e in shape) and count < 1 << 20 and lanes > 0
+    span = (high - low + 1) * item if plausible else 64
+    storage = (ctypes.c_uint8 * (byte_offset + span + 64 + 256))()
+    start = ctypes.addressof(storage) + (-ctypes.addressof(storage)) % 256  # as DLPack advises
+    first = start + byte_offset + (-low) * item
+    scalar = _SCALAR.get((code, bits))
+    if plausible and scalar is not None and count > 0:
+        for k in range(count):
+            index, rest = [], k
+            for extent in reversed(shape):
+                index.append(rest % extent)
+                rest //= extent
+            offset = sum(i * s for i, s in zip(reversed(index), steps))
+            for lane in range(lanes):
+                value = (k + 1) % 2 if code == 6 else k + 1
+                scalar.from_address(first + (offset * lanes + lane) * (bits // 8)).value = value
+    shape_array = (ctypes.c_int64 * max(1, ndim))(*shape)
+    strides_array = (ctypes.c_int64 * max(1, ndim))(*strides) if strides is not None else None
+    managed = DLManagedTensorVersioned() if versioned else DLManagedTensor()
+    t = managed.dl_tensor
+    t.data = None if null_data else start
+    t.device = DLDevice(*device)
+    t.ndim = ndim
+    t.dtype = DLDataType(code, bits, lanes)
+    t.shape = shape_array
+    t.strides = strides_array
+    t.byte_offset = byte_offset
+    if versioned:
+        managed.version = DLPackVersion(1, 3)
+    managed.deleter = DELETER() if null_deleter else _deleter
+    address = ctypes.addressof(managed)
+    _alive[address] = (managed, storage, shape_array, strides_array)
+    return _capsule_new(address, _VERSIONED if versioned else _LEGACY, None)
+
+
+class Producer:
+    """An array-like object over capsule(**spec)."""
+
+    def __init__(self, dtype="f32", shape=(8,), legacy=False, answers_legacy=False, **spec):
+        self.spec = dict(spec, dtype=dtype, shape=shape)
+        self.legacy, self.answers_legacy = legacy, answers_legacy
+        if legacy:  # the old signature: no keyword a new consumer passes
+            self.__dlpack__ = lambda stream=None: capsule(**self.spec)
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        versioned = max_version is not None and max_version[0] >= 1 and not self.answers_legacy
+        return capsule(**self.spec, versioned=versioned)
+
+    def __dlpack_device__(self):
+        return tuple(self.spec.get("device", (1, 0)))
+
+
+def _managed(cap):
+    name = _capsule_name(cap)
+    return name, _capsule_pointer(cap, name)
+
+
+def flags(cap):
+    """The flags of a dltensor_versioned capsule."""
+    name, address = _managed(cap)
+    if name != _VERSIONED:
+        raise ValueError(f"expected a dltensor_versioned capsule but found {name!r}")
+    return DLManagedTensorVersioned.from_address(address).flags
+
+
+def dtype_of(cap):
+    """(code, bits, lanes) of a capsule's tensor."""
+    name, address = _managed(cap)
+    struct = DLManagedTensorVersioned if name == _VERSIONED else DLManagedTensor
+    d = struct.from_address(address).dl_tensor.dtype
+    return (d.code, d.bits, d.lanes)
