@@ -217,7 +217,9 @@ TEST_CASE("matrix: suppressed findings are known, and --warn-only never fails", 
   const std::string known = write_temp(
       "known.txt", "# rule  party           reason\n"
                    "*       crash-consumer  test plugin that crashes on purpose\n"
-                   "LIFE-3  nobody          a stale entry\n");
+                   "XAPI-1  versioned-producer  a stale entry: that party ran, never so\n"
+                   "LIFE-3  nobody          not in this run: not stale\n"
+                   "LIFE-3  versioned-producer  fuzz evidence only [fuzz: x/seeds/y.bin]\n");
   const Run r = run("matrix --plugin " + env("CRASH_PLUGIN") + filter + " --suppressions " +
                     known + " --json " + json);
   INFO(r.out);
@@ -226,8 +228,10 @@ TEST_CASE("matrix: suppressed findings are known, and --warn-only never fails", 
   const size_t reached = count(report, "\"id\": ") - count(report, "\"verdict\": \"skip\"");
   CHECK(reached > 50);
   CHECK(count(report, "\"known\": true") == reached);
-  CHECK(r.out.find("known.txt:3: stale suppression: LIFE-3 nobody matched no case") !=
+  CHECK(r.out.find("known.txt:3: stale suppression: XAPI-1 versioned-producer matched no case") !=
         std::string::npos);
+  CHECK(r.out.find("nobody matched") == std::string::npos);
+  CHECK(r.out.find("known.txt:5") == std::string::npos);
 
   const Run warn = run("matrix --plugin " + env("CRASH_PLUGIN") +
                        " --filter '*crash-consumer*' --warn-only");

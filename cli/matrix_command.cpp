@@ -134,7 +134,7 @@ int run(int argc, char** argv) {
                  unexpected - 20);
   }
   for (const Suppression& s : suppressions.entries) {
-    if (s.matched == 0) {  // even with --quiet: the file needs attention
+    if (is_stale(s, results)) {  // even with --quiet: the file needs attention
       std::fprintf(stderr, "dlconform matrix: %s:%d: stale suppression: %s %s matched no case\n",
                    s.origin.c_str(), s.line, s.rule.c_str(), s.party.c_str());
     }

@@ -98,6 +98,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         dlc_fuzz::die(f);
       }
     }
+    if (dlc_fuzz::known_to_be_taken(c.plugin, built)) continue;
     const dlc_fuzz::Outcome out = dlc_fuzz::run_consumer(c.plugin, built);
     if (!comparable) continue;
     // A split verdict is judged as the matrix judges an import against the truth: a consumer

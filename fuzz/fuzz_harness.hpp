@@ -53,8 +53,9 @@ void install_fault_handler();
 // The input being run, for the words of a finding.
 void set_current_input(const TensorInput* in, bool versioned);
 
-// Prints the finding and the current input, then aborts.
-[[noreturn]] void die(const dlc::Finding& finding);
+// Prints the finding and the current input, then aborts; unless $DLCONFORM_KNOWN (a suppression
+// file) lists the finding's rule for the plugin under test: then it says so once and returns.
+void die(const dlc::Finding& finding);
 
 // The rule a fuzz input exercises, for findings that carry their case's rule (a rejected valid
 // tensor): the same rule the matrix's catalogue gives a tensor of that shape.
@@ -82,6 +83,11 @@ struct Built {
 // version, manager_ctx and deleter (VER-2: nothing else may be touched). With `fill`, the storage
 // holds the dlc_fill_byte pattern so that a misread changes the digest. Resets the host first.
 Built build_tensor(const TensorInput& in, bool versioned, uint32_t consumer_major, bool fill);
+
+// True for an invalid tensor whose first violation the plugin under test is known to accept
+// ($DLCONFORM_KNOWN): handing it over again finds that bug again, or a crash that follows from it
+// (a negative ndim that becomes a 2^64-byte allocation), and stops a campaign looking for new ones.
+bool known_to_be_taken(const dlc::LoadedPlugin& consumer, const Built& built);
 
 // What a consumer did with a hand-off.
 struct Outcome {

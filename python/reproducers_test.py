@@ -132,7 +132,11 @@ def check_citations(reproducers):
         plugin_file = not name.startswith("env-")
         for rule, party, reason in suppression_entries(None, name) or []:
             repros = cited(reason)
-            if not repros and not (plugin_file and "[case: " in reason):
+            for fuzz in re.findall(r"\[fuzz:\s*([^\]]+)\]", reason):
+                if not os.path.isfile(os.path.join(ROOT, "corpus", fuzz.strip())):
+                    errors.append(f"suppressions/{name}: {rule} {party} cites corpus/{fuzz}, "
+                                  f"which does not exist")
+            if not repros and not (plugin_file and ("[case: " in reason or "[fuzz: " in reason)):
                 errors.append(f"suppressions/{name}: expected '[repro: FILE]' in the entry "
                               f"{rule} {party} but found none")
             for repro in repros:

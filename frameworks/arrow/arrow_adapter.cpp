@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "dlconform/plugin.h"
+#include "../spec_layout.hpp"
 
 #ifndef DLC_ARROW_IMPORT
 #define DLC_ARROW_IMPORT 0
@@ -213,37 +214,15 @@ int make_tensor(const DLCTensorSpec& s, std::shared_ptr<arrow::Tensor>* out, cha
   }
   const int64_t element = type->byte_width();
   std::vector<int64_t> shape(s.shape, s.shape + s.ndim);
-  std::vector<int64_t> strides(static_cast<size_t>(s.ndim));  // elements
-  std::vector<int64_t> byte_strides(static_cast<size_t>(s.ndim));
-  int64_t compact = 1;
-  uint64_t numel = 1;
-  for (int i = s.ndim - 1; i >= 0; --i) {
-    if (s.shape[i] < 0) {
-      set_error(err, err_len, "expected extents >= 0 but found " + std::to_string(s.shape[i]));
-      return DLC_ERR_BUFFER;
-    }
-    strides[i] = s.has_strides ? s.strides[i] : compact;
-    // The stride of an extent of 0 or 1 moves nothing: Arrow refuses negative ones, so use the
-    // magnitude (the logical tensor is the same).
-    if (s.shape[i] <= 1 && strides[i] < 0) strides[i] = -strides[i];
-    if (strides[i] < 0) {
-      set_error(err, err_len, "arrow::Tensor has no negative strides");
-      return DLC_ERR_BUFFER;
-    }
-    byte_strides[i] = strides[i] * element;
-    compact *= s.shape[i] == 0 ? 1 : s.shape[i];
-    numel *= static_cast<uint64_t>(s.shape[i]);
-  }
-  if (numel > (uint64_t{1} << 32)) {
-    set_error(err, err_len, "refusing to allocate more than 2^32 elements");
+  dlc_adapter::SpecLayout layout;
+  std::string why;
+  if (!dlc_adapter::plan_layout(s, "arrow::Tensor", &layout, &why)) {
+    set_error(err, err_len, why);
     return DLC_ERR_BUFFER;
   }
-  int64_t span = 0;  // bytes from the first element to the end of the highest one
-  if (numel > 0) {
-    span = 1;
-    for (int i = 0; i < s.ndim; ++i) span += (s.shape[i] - 1) * strides[i];
-    span *= element;
-  }
+  std::vector<int64_t> byte_strides(layout.strides);
+  for (int64_t& stride : byte_strides) stride *= element;
+  const int64_t span = layout.span * element;  // bytes from the first element to the end of the last
   const int64_t total = static_cast<int64_t>(s.byte_offset) + span + static_cast<int64_t>(s.pad_after);
   arrow::Result<std::unique_ptr<arrow::Buffer>> allocated =
       arrow::AllocateBuffer(total + static_cast<int64_t>(s.misalign));
@@ -254,23 +233,8 @@ int make_tensor(const DLCTensorSpec& s, std::shared_ptr<arrow::Tensor>* out, cha
   std::shared_ptr<arrow::Buffer> parent(std::move(allocated).ValueUnsafe());
   uint8_t* bytes = parent->mutable_data();
   std::memset(bytes, 0xA5, static_cast<size_t>(parent->size()));
-  uint8_t* first = bytes + s.misalign + s.byte_offset;
-  if (numel > 0) {
-    std::vector<int64_t> index(static_cast<size_t>(s.ndim), 0);
-    int64_t offset = 0;
-    for (uint64_t k = 0; k < numel; ++k) {
-      uint8_t* e = first + offset * element;
-      for (int64_t j = 0; j < element; ++j) e[j] = dlc_fill_value_byte(s.dtype.code, s.fill_seed, k, static_cast<uint32_t>(j));
-      for (int d = s.ndim - 1; d >= 0; --d) {
-        if (++index[d] < s.shape[d]) {
-          offset += strides[d];
-          break;
-        }
-        offset -= (s.shape[d] - 1) * strides[d];
-        index[d] = 0;
-      }
-    }
-  }
+  dlc_adapter::fill_elements(bytes + s.misalign + s.byte_offset, s, layout,
+                             static_cast<uint64_t>(element));
   // The window the tensor sees: a slice of the larger parent. Arrow exports READ_ONLY exactly
   // when the buffer is immutable.
   const int64_t start = static_cast<int64_t>(s.misalign + s.byte_offset);

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "dlconform/plugin.h"
+#include "../spec_layout.hpp"
 
 #ifndef DLC_TORCH_VERSIONED
 #define DLC_TORCH_VERSIONED 1
@@ -174,26 +175,6 @@ void release(void*) noexcept {
 // Producer
 // ---------------------------------------------------------------------------------------------
 
-// Writes the fill rule into `origin` (element 0) through the logical row-major walk; with
-// overlapping or zero strides later elements overwrite earlier ones.
-void fill(uint8_t* origin, const DLCTensorSpec& s, const std::vector<int64_t>& strides,
-          uint64_t element, uint64_t numel) {
-  std::vector<int64_t> index(static_cast<size_t>(s.ndim), 0);
-  int64_t offset = 0;
-  for (uint64_t k = 0; k < numel; ++k) {
-    uint8_t* e = origin + offset * static_cast<int64_t>(element);
-    for (uint32_t j = 0; j < element; ++j) e[j] = dlc_fill_value_byte(s.dtype.code, s.fill_seed, k, j);
-    for (int d = s.ndim - 1; d >= 0; --d) {
-      if (++index[d] < s.shape[d]) {
-        offset += strides[d];
-        break;
-      }
-      offset -= (s.shape[d] - 1) * strides[d];
-      index[d] = 0;
-    }
-  }
-}
-
 int make_tensor(const DLCTensorSpec& s, at::Tensor* out, char* err, size_t err_len) {
   if (s.device.device_type != kDLCPU || s.device.device_id != 0) {
     set_error(err, err_len, "expected a CPU tensor (this torch build exports CPU only)");
@@ -216,34 +197,14 @@ int make_tensor(const DLCTensorSpec& s, at::Tensor* out, char* err, size_t err_l
   }
   const uint64_t element = c10::elementSize(st);
   std::vector<int64_t> sizes(s.shape, s.shape + s.ndim);
-  std::vector<int64_t> strides(static_cast<size_t>(s.ndim));
-  uint64_t numel = 1;
-  int64_t compact = 1;
-  for (int i = s.ndim - 1; i >= 0; --i) {
-    if (s.shape[i] < 0) {
-      set_error(err, err_len, "expected extents >= 0 but found " + std::to_string(s.shape[i]));
-      return DLC_ERR_BUFFER;
-    }
-    strides[i] = s.has_strides ? s.strides[i] : compact;
-    // The stride of an extent of 0 or 1 never moves an address: torch's as_strided refuses a
-    // negative one, so use its magnitude (the logical tensor is the same).
-    if (s.shape[i] <= 1 && strides[i] < 0) strides[i] = -strides[i];
-    if (strides[i] < 0) {
-      set_error(err, err_len, "torch tensors cannot have negative strides");
-      return DLC_ERR_BUFFER;
-    }
-    compact *= s.shape[i] == 0 ? 1 : s.shape[i];
-    numel *= static_cast<uint64_t>(s.shape[i]);
-  }
-  if (numel > (uint64_t{1} << 32)) {
-    set_error(err, err_len, "refusing to allocate more than 2^32 elements");
+  dlc_adapter::SpecLayout layout;
+  std::string why;
+  if (!dlc_adapter::plan_layout(s, "torch", &layout, &why)) {
+    set_error(err, err_len, why);
     return DLC_ERR_BUFFER;
   }
-  int64_t span = 0;  // highest element offset + 1, in elements
-  if (numel > 0) {
-    span = 1;
-    for (int i = 0; i < s.ndim; ++i) span += (s.shape[i] - 1) * strides[i];
-  }
+  const std::vector<int64_t>& strides = layout.strides;
+  const int64_t span = layout.span;
   if (s.byte_offset % element != 0) {
     set_error(err, err_len, "torch's storage offset counts elements: byte_offset " +
                                 std::to_string(s.byte_offset) + " is not a multiple of " +
@@ -258,7 +219,7 @@ int make_tensor(const DLCTensorSpec& s, at::Tensor* out, char* err, size_t err_l
     // Padding bytes get something recognisable rather than garbage.
     const size_t total = static_cast<size_t>((lead + span + tail) * element);
     if (total != 0) std::memset(bytes, 0xA5, total);  // zero-size storage has NULL data
-    fill(bytes + lead * element, s, strides, element, numel);
+    dlc_adapter::fill_elements(bytes + lead * element, s, layout, element);
     *out = base.as_strided(sizes, strides, lead);
   } catch (const std::exception& e) {
     set_error(err, err_len, "torch could not make the tensor: " + exception_text(e));

@@ -189,14 +189,17 @@ void check_tensor(const abi::Tensor& t, bool versioned, DLCVersion version, uint
     return;
   }
   if (g.numel > 0) {
-    // Every element's address must be computable without wrapping (LAY-10).
-    uint64_t origin = 0, low = 0, high = 0;
-    const uint64_t before = static_cast<uint64_t>(-g.min_offset) * g.element_bytes;
-    if (__builtin_add_overflow(reinterpret_cast<uintptr_t>(t.data), t.byte_offset, &origin) ||
+    // Every element's address must be computable without wrapping, and lie where a process's
+    // memory can be: below 2^57 (5-level paging's user space), never a non-canonical pointer.
+    constexpr uint64_t kUserAddressEnd = uint64_t{1} << 57;
+    uint64_t origin = 0, low = 0, high = 0, before = 0;
+    const uint64_t below = g.min_offset < 0 ? uint64_t{0} - static_cast<uint64_t>(g.min_offset) : 0;
+    if (__builtin_mul_overflow(below, g.element_bytes, &before) ||
+        __builtin_add_overflow(reinterpret_cast<uintptr_t>(t.data), t.byte_offset, &origin) ||
         __builtin_sub_overflow(origin, before, &low) ||
-        __builtin_add_overflow(low, g.storage_bytes, &high)) {
+        __builtin_add_overflow(low, g.storage_bytes, &high) || high > kUserAddressEnd) {
       c.add(Rule::LAY_10).add("expected element addresses within the address space but data ")
-          .add("+ byte_offset + strides wraps around");
+          .add("+ byte_offset + strides wraps around or leaves it");
       return;
     }
   }
@@ -228,7 +231,9 @@ void check_tensor(const abi::Tensor& t, bool versioned, DLCVersion version, uint
         .add(" to read every element but found ").num(t.ndim);
     return;
   }
-  const auto* origin = static_cast<const uint8_t*>(t.data) + t.byte_offset;
+  // In integers: NULL data with an offset (a zero-size tensor) is no pointer arithmetic.
+  const auto* origin =
+      reinterpret_cast<const uint8_t*>(reinterpret_cast<uintptr_t>(t.data) + t.byte_offset);
   obs.digest = geo::digest(g, t.ndim, t.shape, g.packed_subbyte ? nullptr : t.strides, origin,
                            &obs.elements_read);
 }

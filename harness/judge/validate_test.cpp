@@ -198,6 +198,18 @@ TEST_CASE("validate: address arithmetic that wraps is refused (LAY-10)", "[unit]
   f.versioned.dl_tensor.data = reinterpret_cast<void*>(~uintptr_t{0} - 15);
   f.versioned.dl_tensor.byte_offset = reinterpret_cast<uintptr_t>(f.data) + 16;
   CHECK(first_rule(check("dltensor_versioned", &f.versioned)) == "LAY-10");
+  // What the fuzzers found: an offset of 2^63 and a stride of INT64_MIN reach no user address.
+  Fixture h;
+  int64_t one_stride[1] = {INT64_MIN};
+  int64_t two[1] = {2};
+  h.versioned.dl_tensor.ndim = 1;
+  h.versioned.dl_tensor.shape = two;
+  h.versioned.dl_tensor.strides = one_stride;
+  h.versioned.dl_tensor.byte_offset = uint64_t{1} << 63;
+  CHECK(first_rule(check("dltensor_versioned", &h.versioned)) == "LAY-10");
+  h.legacy.dl_tensor = h.versioned.dl_tensor;
+  h.legacy.dl_tensor.strides = nullptr;
+  CHECK(first_rule(check("dltensor", &h.legacy, dlc::Level::standard, {0, 8})) == "LAY-10");
   // The same tensor reached without wrapping is fine.
   Fixture g;
   g.versioned.dl_tensor.data = reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(g.data) - 8);

@@ -67,6 +67,93 @@ void split_reason(const std::string& reason, std::string* words, std::string* re
   }
 }
 
+// The evidence a plugin's suppression cites: reproducers, a matrix case, a fuzz seed.
+std::string evidence(const std::string& reason) {
+  std::string words, out;
+  split_reason(reason, &words, &out);
+  for (const char* tag : {"[case: ", "[fuzz: "}) {
+    const size_t at = reason.find(tag);
+    if (at == std::string::npos) continue;
+    const size_t end = reason.find(']', at);
+    const std::string what = reason.substr(at + 7, end == std::string::npos ? std::string::npos
+                                                                             : end - at - 7);
+    if (!out.empty()) out += ", ";
+    out += tag[1] == 'c' ? "matrix case `" + what + "`"
+                         : "fuzz input [" + what + "](../corpus/" + what + ")";
+  }
+  return out;
+}
+
+// The real C/C++ importers and exporters run as plugins (frameworks/): every finding of theirs,
+// one row per plugin, rule and class.
+std::string plugin_findings(const RunInfo& info, const std::vector<CaseResult>& cases) {
+  std::set<std::string> plugins;
+  for (const PartyInfo& p : info.parties) {
+    if (!p.builtin && p.profile.find("environment ") == std::string::npos) {
+      plugins.insert(p.label.substr(0, p.label.find('@')));
+    }
+  }
+  if (plugins.empty()) return "";
+  struct Tally {
+    size_t cases = 0, as_expected = 0, known = 0, unexpected = 0;
+  };
+  std::map<std::string, Tally> tally;
+  struct Row {
+    size_t cases = 0;
+    std::string reason, sample;
+    bool known = true;
+  };
+  std::map<std::tuple<std::string, std::string, std::string>, Row> rows;
+  for (const CaseResult& c : cases) {
+    if (is_framework_scenario(c.scenario)) continue;
+    for (const PartyRef* party : {&c.producer, &c.consumer}) {
+      if (plugins.count(party->name) == 0) continue;
+      Tally& t = tally[party->name];
+      ++t.cases;
+      if (c.as_expected()) ++t.as_expected;
+      if (!c.as_expected()) c.known ? ++t.known : ++t.unexpected;
+      if (c.as_expected() || c.severity == "INFO") continue;
+      // The plugin in the case that is at fault: the other party is a built-in mock.
+      const bool producer_side = c.finding_class == "producer-violation" ||
+                                 c.finding_class == "export-refused";
+      if ((party == &c.producer) != producer_side) continue;
+      Row& r = rows[{party->name, c.rule_id, c.finding_class}];
+      ++r.cases;
+      r.known &= c.known;
+      if (r.reason.empty()) r.reason = c.known_reason;
+      if (r.sample.empty()) r.sample = c.id + ": " + c.detail;
+    }
+  }
+  std::string o =
+      "\n## Real C/C++ importers and exporters as plugins\n\n"
+      "The frameworks' C and C++ APIs under their Python entry points (`frameworks/`), as "
+      "shipped in the wheels, in the matrix against the mock producers and consumers. Each "
+      "finding is listed, with its evidence, in `suppressions/adapters.txt` (Debian's libtorch: "
+      "`suppressions/libtorch-debian.txt`).\n\n"
+      "| plugin | cases | as expected | known findings | unexpected |\n|---|--:|--:|--:|--:|\n";
+  for (const auto& [name, t] : tally) {
+    o += "| " + markdown_escape(name) + " | " + std::to_string(t.cases) + " | " +
+         std::to_string(t.as_expected) + " | " + std::to_string(t.known) + " | " +
+         std::to_string(t.unexpected) + " |\n";
+  }
+  o += "\n| plugin | rule | finding | cases | what happens | evidence |\n"
+       "|---|---|---|--:|---|---|\n";
+  for (const auto& [key, r] : rows) {
+    const auto& [name, rule, cls] = key;
+    std::string words, repro;
+    split_reason(r.reason, &words, &repro);
+    const size_t tag = words.find(" [");
+    if (tag != std::string::npos) words.resize(tag);
+    if (words.empty()) words = r.sample;
+    const std::string shown = evidence(r.reason);
+    o += "| " + markdown_escape(name) + " | " + rule + " | " + (r.known ? "" : "❌ ") + cls +
+         " | " + std::to_string(r.cases) + " | " + markdown_escape(words) + " | " +
+         (shown.empty() ? "none yet" : shown) + " |\n";
+  }
+  if (rows.empty()) o += "| – | – | – | 0 | no finding | – |\n";
+  return o;
+}
+
 // What a negotiation case answered, in a few characters.
 std::string short_answer(const CaseResult& c) {
   std::string d = c.detail;
@@ -348,6 +435,7 @@ std::string render_frameworks_markdown(const RunInfo& info,
            (repro.empty() ? "none yet" : repro) + " |\n";
     }
     if (rows.empty()) o += "| – | – | – | 0 | no finding | – |\n";
+    o += plugin_findings(info, cases);
     return o;
   } catch (...) {
     return "";

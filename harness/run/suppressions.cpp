@@ -81,6 +81,26 @@ bool load_suppressions(const std::string& path, Suppressions* out, std::string* 
   return true;
 }
 
+Suppression* find_suppression(Suppressions& suppressions, std::string_view rule,
+                              const PartyRef& party) {
+  for (Suppression& s : suppressions.entries) {
+    if ((s.rule == "*" || s.rule == rule) && party_matches(s.party, party)) return &s;
+  }
+  return nullptr;
+}
+
+bool is_stale(const Suppression& s, const std::vector<CaseResult>& cases) {
+  if (s.matched != 0) return false;
+  const bool fuzz_only = s.reason.find("[fuzz: ") != std::string::npos &&
+                         s.reason.find("[case: ") == std::string::npos &&
+                         s.reason.find("[repro: ") == std::string::npos;
+  if (fuzz_only) return false;
+  for (const CaseResult& c : cases) {
+    if (party_matches(s.party, c.producer) || party_matches(s.party, c.consumer)) return true;
+  }
+  return false;
+}
+
 size_t apply_suppressions(Suppressions& suppressions, std::vector<CaseResult>& cases) {
   size_t marked = 0;
   for (CaseResult& c : cases) {

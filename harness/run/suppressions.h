@@ -49,6 +49,15 @@ struct Suppressions {
 // on every entry it matches. Returns how many cases it marked.
 size_t apply_suppressions(Suppressions& suppressions, std::vector<CaseResult>& cases);
 
+// The first entry for `rule` (or '*') whose PARTY matches `party`, or nullptr: the fuzzers go on
+// past a known finding of the importer under test.
+[[nodiscard]] Suppression* find_suppression(Suppressions& suppressions, std::string_view rule,
+                                            const PartyRef& party);
+
+// True if `s` matched no case although the run had its party, and it is matrix evidence: an
+// entry for a party that did not run, or one citing only fuzz inputs ([fuzz: ...]), is not.
+[[nodiscard]] bool is_stale(const Suppression& s, const std::vector<CaseResult>& cases);
+
 // How severe an unexpected case is, from the rule table (rules.def): a crash, a hang or a case
 // with no finding is MUST; otherwise the severity of its class and rule.
 Severity severity_of_case(const CaseResult& c);

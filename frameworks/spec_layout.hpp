@@ -1,0 +1,74 @@
+// What a producer request's tensor spec (DLCTensorSpec) asks an exporting framework to make, in
+// elements: shared by the adapters that build a strided tensor on request (torch, Arrow).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "dlconform/plugin.h"
+
+namespace dlc_adapter {
+
+struct SpecLayout {
+  std::vector<int64_t> strides;  // in elements; compact row-major where the spec gives none
+  uint64_t numel = 1;
+  int64_t span = 0;  // the highest element's offset + 1, in elements; 0 for a zero-size tensor
+};
+
+// False, with `why`, for what the framework cannot hold: a negative extent, a negative stride
+// (on an extent of 0 or 1 it moves nothing, so its magnitude stands in), over 2^32 elements.
+inline bool plan_layout(const DLCTensorSpec& s, const char* framework, SpecLayout* out,
+                        std::string* why) {
+  out->strides.assign(static_cast<size_t>(s.ndim), 0);
+  out->numel = 1;
+  int64_t compact = 1;
+  for (int i = s.ndim - 1; i >= 0; --i) {
+    if (s.shape[i] < 0) {
+      *why = "expected extents >= 0 but found " + std::to_string(s.shape[i]);
+      return false;
+    }
+    int64_t stride = s.has_strides ? s.strides[i] : compact;
+    if (s.shape[i] <= 1 && stride < 0) stride = -stride;
+    if (stride < 0) {
+      *why = std::string(framework) + " tensors cannot have negative strides";
+      return false;
+    }
+    out->strides[static_cast<size_t>(i)] = stride;
+    compact *= s.shape[i] == 0 ? 1 : s.shape[i];
+    out->numel *= static_cast<uint64_t>(s.shape[i]);
+  }
+  if (out->numel > (uint64_t{1} << 32)) {
+    *why = "refusing to allocate more than 2^32 elements";
+    return false;
+  }
+  out->span = 0;
+  if (out->numel > 0) {
+    out->span = 1;
+    for (int i = 0; i < s.ndim; ++i) out->span += (s.shape[i] - 1) * out->strides[static_cast<size_t>(i)];
+  }
+  return true;
+}
+
+// Writes the fill rule (dlc_fill_value_byte) into every element, in logical order, the first at
+// `origin`.
+inline void fill_elements(uint8_t* origin, const DLCTensorSpec& s, const SpecLayout& layout,
+                          uint64_t element) {
+  std::vector<int64_t> index(static_cast<size_t>(s.ndim), 0);
+  int64_t offset = 0;
+  for (uint64_t k = 0; k < layout.numel; ++k) {
+    uint8_t* e = origin + offset * static_cast<int64_t>(element);
+    for (uint32_t j = 0; j < element; ++j) e[j] = dlc_fill_value_byte(s.dtype.code, s.fill_seed, k, j);
+    for (int d = s.ndim - 1; d >= 0; --d) {
+      const int64_t stride = layout.strides[static_cast<size_t>(d)];
+      if (++index[static_cast<size_t>(d)] < s.shape[d]) {
+        offset += stride;
+        break;
+      }
+      offset -= (s.shape[d] - 1) * stride;
+      index[static_cast<size_t>(d)] = 0;
+    }
+  }
+}
+
+}  // namespace dlc_adapter

@@ -1,0 +1,44 @@
+#!/usr/bin/env python3
+"""Lists the findings tools/fuzz-campaign filed against one importer, for Meson:
+
+  filed_regressions.py REGRESSIONS_DIR IMPORTER
+  filed_regressions.py --cited SUPPRESSIONS CORPUS_DIR TARGET LABEL
+
+prints "FILE<TAB>WORDS" for every REGRESSIONS_DIR/IMPORTER-CLASS[-RULE].bin, WORDS being what the
+replay must stop on: "CLASS [RULE]", or "CLASS" for a finding without a rule. With --cited: for
+every entry of SUPPRESSIONS whose party is LABEL and that cites [fuzz: TARGET/...], that file and
+"[RULE]"."""
+import os
+import re
+import sys
+
+
+def cited(suppressions, corpus, target, label):
+    for line in open(suppressions, encoding="utf-8"):
+        parts = line.split(None, 2)
+        if len(parts) < 3 or line.startswith("#") or parts[1] != label:
+            continue
+        for path in re.findall(r"\[fuzz:\s*([^\]]+)\]", parts[2]):
+            path = path.strip()
+            if path.startswith(target + "/"):
+                print(f"{os.path.join(corpus, path)}\t[{parts[0]}]")
+    return 0
+
+
+def main():
+    if sys.argv[1] == "--cited":
+        return cited(*sys.argv[2:6])
+    folder, importer = sys.argv[1], sys.argv[2]
+    if not os.path.isdir(folder):
+        return 0
+    pattern = re.compile(re.escape(importer) + r"-(.+?)(?:-([a-z]+-\d+[a-z]?))?\.bin$")
+    for name in sorted(os.listdir(folder)):
+        m = pattern.fullmatch(name)
+        if m:
+            words = m.group(1) + (f" [{m.group(2).upper().replace('B', 'b')}]" if m.group(2) else "")
+            print(f"{os.path.join(folder, name)}\t{words}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
