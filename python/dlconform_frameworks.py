@@ -217,22 +217,28 @@ def numpy_header(np):
     return (0, 5) if release < (1, 25) else (0, 8) if release < (2, 1) else (1, 0)
 
 
-def numpy_view(np, value, kind):
+def sliced_view(value, kind, broadcast_to, transpose=lambda v: v.T, reverse=lambda v: v[::-1]):
+    """A view of the catalogue through an array API's slicing: transposed, every second column,
+    reversed (reverse None: the framework has no negative strides), five rows in, broadcast."""
     if kind == "T":
-        return value.T
+        return transpose(value)
     if kind == "step":
         return value[:, ::2]
-    if kind == "reversed":
-        return value[::-1]
+    if kind == "reversed" and reverse is not None:
+        return reverse(value)
     if kind == "offset":
         return value[5:]
     if kind == "broadcast":
-        return np.broadcast_to(value, (4,) + value.shape)
+        return broadcast_to(value, (4,) + tuple(value.shape))
+    raise Unsupported(kind)
+
+
+def numpy_view(np, value, kind):
     if kind == "read_only":
         value = value.copy()
         value.setflags(write=False)
         return value
-    raise Unsupported(kind)
+    return sliced_view(value, kind, np.broadcast_to)
 
 
 class Torch(Framework):
@@ -251,16 +257,9 @@ class Torch(Framework):
         return self.module.from_numpy(array.copy()) if array.dtype.name != "bfloat16" else \
             self.module.tensor(array.astype("float32")).to(self.module.bfloat16)
 
-    def view(self, value, kind):
-        if kind == "T":
-            return value.t()
-        if kind == "step":
-            return value[:, ::2]
-        if kind == "offset":
-            return value[5:]
-        if kind == "broadcast":
-            return value.expand((4,) + tuple(value.shape))
-        raise Unsupported(kind)  # no negative strides, no read-only tensors
+    def view(self, value, kind):  # no negative strides, no read-only tensors
+        return sliced_view(value, kind, lambda v, shape: v.expand(shape),
+                           transpose=lambda v: v.t(), reverse=None)
 
     def to_np(self, value):
         if value.dtype == self.module.bfloat16:
@@ -298,17 +297,7 @@ class Jax(Framework):
         return self.jnp.asarray(array)
 
     def view(self, value, kind):
-        if kind == "T":
-            return value.T
-        if kind == "step":
-            return value[:, ::2]
-        if kind == "reversed":
-            return value[::-1]
-        if kind == "offset":
-            return value[5:]
-        if kind == "broadcast":
-            return self.jnp.broadcast_to(value, (4,) + value.shape)
-        raise Unsupported(kind)
+        return sliced_view(value, kind, self.jnp.broadcast_to)
 
     def import_(self, obj):
         return self.dlpack.from_dlpack(obj)
@@ -362,17 +351,8 @@ class TensorFlow(Framework):
 
     def view(self, value, kind):
         tf = self.module
-        if kind == "T":
-            return tf.transpose(value)
-        if kind == "step":
-            return value[:, ::2]
-        if kind == "reversed":
-            return tf.reverse(value, [0])
-        if kind == "offset":
-            return value[5:]
-        if kind == "broadcast":
-            return tf.broadcast_to(value, (4,) + tuple(value.shape))
-        raise Unsupported(kind)
+        return sliced_view(value, kind, tf.broadcast_to, transpose=tf.transpose,
+                           reverse=lambda v: tf.reverse(v, [0]))
 
     def import_(self, obj):
         return self.tf_dlpack.from_dlpack(legacy_capsule(obj))
@@ -404,15 +384,8 @@ class Paddle(Framework):
 
     def view(self, value, kind):
         p = self.module
-        if kind == "T":
-            return p.transpose(value, [1, 0])
-        if kind == "step":
-            return value[:, ::2]
-        if kind == "offset":
-            return value[5:]
-        if kind == "broadcast":
-            return p.expand(value, (4,) + tuple(value.shape))
-        raise Unsupported(kind)
+        return sliced_view(value, kind, p.expand, transpose=lambda v: p.transpose(v, [1, 0]),
+                           reverse=None)
 
     def to_np(self, value):
         # numpy() hands bfloat16 and float8 out as same-sized integers; the bytes are right.
@@ -441,17 +414,7 @@ class MLX(Framework):
         return self.module.array(array)
 
     def view(self, value, kind):
-        if kind == "T":
-            return value.T
-        if kind == "step":
-            return value[:, ::2]
-        if kind == "reversed":
-            return value[::-1]
-        if kind == "offset":
-            return value[5:]
-        if kind == "broadcast":
-            return self.module.broadcast_to(value, (4,) + tuple(value.shape))
-        raise Unsupported(kind)
+        return sliced_view(value, kind, self.module.broadcast_to)
 
     def to_np(self, value):
         if value.dtype == self.module.bfloat16:  # numpy has no bfloat16 of its own
@@ -536,15 +499,8 @@ class ArrayApiStrict(Framework):
 
     def view(self, value, kind):
         xp = self.module
-        if kind == "T":
-            return xp.permute_dims(value, (1, 0))
-        if kind == "step":
-            return value[:, ::2]
-        if kind == "offset":
-            return value[5:]
-        if kind == "broadcast":
-            return xp.broadcast_to(value, (4,) + tuple(value.shape))
-        raise Unsupported(kind)
+        return sliced_view(value, kind, xp.broadcast_to,
+                           transpose=lambda v: xp.permute_dims(v, (1, 0)), reverse=None)
 
     def to_np(self, value):
         return self.np.from_dlpack(value)

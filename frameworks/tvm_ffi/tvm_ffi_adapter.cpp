@@ -76,7 +76,12 @@ bool digest_tensor(const DLTensor* t, bool padded, uint64_t* digest, uint64_t* c
   }
   if (numel == 0) return true;
   if (numel > (uint64_t{1} << 32) || t->data == nullptr) return false;
-  const auto* origin = static_cast<const uint8_t*>(t->data) + t->byte_offset;
+  // Addresses in integers first: data + byte_offset may wrap in what tvm-ffi accepted.
+  uintptr_t first = 0;
+  if (__builtin_add_overflow(reinterpret_cast<uintptr_t>(t->data), t->byte_offset, &first)) {
+    return false;
+  }
+  const auto* origin = reinterpret_cast<const uint8_t*>(first);
   if (bit_width < 8 && !padded) {
     // Packed sub-byte elements: the unit is the storage byte.
     const uint64_t bytes = (numel * bit_width + 7) / 8;
@@ -101,9 +106,12 @@ bool digest_tensor(const DLTensor* t, bool padded, uint64_t* digest, uint64_t* c
     int64_t& bound = reach < 0 ? low : high;
     if (__builtin_add_overflow(bound, reach, &bound)) return false;
   }
-  int64_t scaled = 0;
-  if (__builtin_mul_overflow(low, static_cast<int64_t>(element), &scaled) ||
-      __builtin_mul_overflow(high + 1, static_cast<int64_t>(element), &scaled)) {
+  int64_t below = 0, above = 0;
+  uintptr_t lowest = 0, end = 0;
+  if (__builtin_mul_overflow(low, static_cast<int64_t>(element), &below) ||
+      __builtin_mul_overflow(high + 1, static_cast<int64_t>(element), &above) ||
+      __builtin_sub_overflow(first, uintptr_t{0} - static_cast<uintptr_t>(below), &lowest) ||
+      __builtin_add_overflow(first, static_cast<uintptr_t>(above), &end)) {
     return false;
   }
   int64_t offset = 0;
