@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "dlconform/plugin.h"
-#include "../spec_layout.hpp"
+#include "../adapter_support.hpp"
 
 #ifndef DLC_ARROW_IMPORT
 #define DLC_ARROW_IMPORT 0
@@ -33,11 +33,7 @@
 
 namespace {
 
-void set_error(char* err, size_t len, const std::string& what) {
-  if (err == nullptr || len == 0) return;
-  std::string line = what.substr(0, what.find('\n'));
-  std::snprintf(err, len, "%s", line.c_str());
-}
+using dlc_adapter::set_error;
 
 constexpr DLCDtype kDtypes[] = {
     {kDLInt, 8, 1},   {kDLInt, 16, 1},   {kDLInt, 32, 1},   {kDLInt, 64, 1},

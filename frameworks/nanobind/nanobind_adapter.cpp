@@ -33,6 +33,7 @@
 #include <string>
 
 #include "dlconform/plugin.h"
+#include "../adapter_support.hpp"
 
 #ifndef DLC_NANOBIND_VERSION
 #define DLC_NANOBIND_VERSION "3.x"
@@ -56,11 +57,7 @@ constexpr const char* kVersionedName = "dltensor_versioned";
 constexpr const char* kUsedLegacyName = "used_dltensor";
 constexpr const char* kUsedVersionedName = "used_dltensor_versioned";
 
-void set_error(char* err, size_t len, const std::string& what) {
-  if (err == nullptr || len == 0) return;
-  std::string line = what.substr(0, what.find('\n'));
-  std::snprintf(err, len, "%s", line.c_str());
-}
+using dlc_adapter::set_error;
 
 // The interpreter and the probe module; set once by create().
 std::once_flag g_init_once;

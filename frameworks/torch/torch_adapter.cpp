@@ -32,7 +32,7 @@
 #include <vector>
 
 #include "dlconform/plugin.h"
-#include "../spec_layout.hpp"
+#include "../adapter_support.hpp"
 
 #ifndef DLC_TORCH_VERSIONED
 #define DLC_TORCH_VERSIONED 1
@@ -42,11 +42,7 @@ namespace {
 
 constexpr bool kVersioned = DLC_TORCH_VERSIONED != 0;
 
-void set_error(char* err, size_t len, const std::string& what) {
-  if (err == nullptr || len == 0) return;
-  std::string line = what.substr(0, what.find('\n'));
-  std::snprintf(err, len, "%s", line.c_str());
-}
+using dlc_adapter::set_error;
 
 std::string exception_text(const std::exception& e) {
   if (const auto* c10e = dynamic_cast<const c10::Error*>(&e)) return c10e->what_without_backtrace();

@@ -27,17 +27,14 @@
 #include <string>
 
 #include "dlconform/plugin.h"
+#include "../adapter_support.hpp"
 
 #define DLC_STR2(x) #x
 #define DLC_STR(x) DLC_STR2(x)
 
 namespace {
 
-void set_error(char* err, size_t len, const std::string& what) {
-  if (err == nullptr || len == 0) return;
-  std::string line = what.substr(0, what.find('\n'));
-  std::snprintf(err, len, "%s", line.c_str());
-}
+using dlc_adapter::set_error;
 
 // The error tvm-ffi raised last, as "Kind: message", and clears it.
 std::string take_error() {

@@ -1,14 +1,23 @@
-// What a producer request's tensor spec (DLCTensorSpec) asks an exporting framework to make, in
-// elements: shared by the adapters that build a strided tensor on request (torch, Arrow).
+// What the framework adapters (frameworks/*) share: the error line they hand back, and what a
+// producer request's tensor spec (DLCTensorSpec) asks an exporting framework to make, in
+// elements (torch, Arrow).
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <vector>
 
 #include "dlconform/plugin.h"
 
 namespace dlc_adapter {
+
+// The plugin ABI's error buffer gets the first line of `what`.
+inline void set_error(char* err, size_t len, const std::string& what) {
+  if (err == nullptr || len == 0) return;
+  std::string line = what.substr(0, what.find('\n'));
+  std::snprintf(err, len, "%s", line.c_str());
+}
 
 struct SpecLayout {
   std::vector<int64_t> strides;  // in elements; compact row-major where the spec gives none
