@@ -10,6 +10,7 @@
 #include <string>
 
 #include "catch.hpp"
+#include "shell_quote.h"
 
 namespace {
 
@@ -25,16 +26,8 @@ std::string env(const char* name) {
 }
 
 Run run(const std::string& args) {
-  const std::string command = env("DLCONFORM") + " " + args + " 2>&1";
-  Run r;
-  FILE* pipe = popen(command.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  char buffer[4096];
-  size_t n;
-  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) r.out.append(buffer, n);
-  const int status = pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  dlc::ShellOutput shell = dlc::run_shell(env("DLCONFORM") + " " + args);
+  return Run{shell.status, std::move(shell.output)};
 }
 
 std::string temp_path(const std::string& name) {

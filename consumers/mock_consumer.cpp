@@ -368,11 +368,7 @@ const DLCPlugin kPlugin = {
     kVersioned ? 1 : 0,
     {kVersioned ? uint32_t{DLC_HDR_MAJOR} : 0u, kVersioned ? uint32_t{DLC_HDR_MINOR} : 0u},
     nullptr,
-    nullptr,
-    nullptr,
-    nullptr,
-    consume,
-    release,
+    nullptr, nullptr, nullptr, consume, release,  // create destroy produce consume release
     &dlc_mock::kMockConsumerProfile,
 };
 

@@ -1,22 +1,43 @@
-// What the framework adapters (frameworks/*) share: the error line they hand back, and what a
-// producer request's tensor spec (DLCTensorSpec) asks an exporting framework to make, in
-// elements (torch, Arrow).
+// What the framework adapters (frameworks/*) share: the entry point, the error line they hand
+// back, and what a producer request's tensor spec (DLCTensorSpec) asks an exporting framework to
+// make, in elements (torch, Arrow).
 #pragma once
 
 #include <cstdint>
 #include <cstdio>
+#include <iterator>
 #include <string>
 #include <vector>
 
 #include "dlconform/plugin.h"
 
+// The plugin's one exported symbol, returning its table.
+#define DLC_ADAPTER_ENTRY(table)                                                               \
+  extern "C" __attribute__((visibility("default"))) const DLCPlugin* dlconform_plugin_entry( \
+      void) {                                                                                 \
+    return &(table);                                                                          \
+  }
+
 namespace dlc_adapter {
+
+// A caller that states no max_version, or one below 1.0, wants the legacy struct (VER-1).
+inline bool legacy_caller(const DLCRequest& req) {
+  return !req.has_max_version || req.max_version.major < 1;
+}
 
 // The plugin ABI's error buffer gets the first line of `what`.
 inline void set_error(char* err, size_t len, const std::string& what) {
   if (err == nullptr || len == 0) return;
   std::string line = what.substr(0, what.find('\n'));
   std::snprintf(err, len, "%s", line.c_str());
+}
+
+// True, with the error line set, when consume() got no tensor or nowhere to report.
+inline bool null_handoff(const DLCHandoff* handoff, const DLCObservation* obs, char* err,
+                         size_t len) {
+  if (handoff != nullptr && handoff->pointer != nullptr && obs != nullptr) return false;
+  set_error(err, len, "expected a tensor but found a NULL handoff");
+  return true;
 }
 
 struct SpecLayout {

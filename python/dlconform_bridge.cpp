@@ -258,14 +258,18 @@ PyMethodDef mock_methods[] = {
      "(digest, elements) a correct reader of the tensor reports."},
     {nullptr, nullptr, 0, nullptr}};
 
-PyType_Slot mock_slots[] = {
-    {Py_tp_doc, const_cast<char*>("A dlconform mock producer's tensor, exported through __dlpack__.")},
-    {Py_tp_methods, mock_methods},
-    {Py_tp_init, reinterpret_cast<void*>(mock_init)},
-    {Py_tp_new, reinterpret_cast<void*>(PyType_GenericNew)},
-    {0, nullptr}};
-PyType_Spec mock_spec = {"_dlconform.MockTensor", sizeof(MockTensor), 0, Py_TPFLAGS_DEFAULT,
-                         mock_slots};
+// A heap type with a docstring, methods, an __init__ and the generic __new__. `name` must
+// outlive the type (a literal): the type keeps pointing at it.
+PyObject* make_type(const char* name, size_t basic_size, const char* doc, PyMethodDef* methods,
+                    void* init) {
+  PyType_Slot slots[] = {{Py_tp_doc, const_cast<char*>(doc)},
+                         {Py_tp_methods, methods},
+                         {Py_tp_init, init},
+                         {Py_tp_new, reinterpret_cast<void*>(PyType_GenericNew)},
+                         {0, nullptr}};
+  PyType_Spec spec = {name, static_cast<int>(basic_size), 0, Py_TPFLAGS_DEFAULT, slots};
+  return PyType_FromSpec(&spec);
+}
 PyObject* g_mock_type = nullptr;
 
 // ---------------------------------------------------------------------------------------------
@@ -637,16 +641,24 @@ PyObject* must_accept(PyObject*, PyObject* args) {
 // ---------------------------------------------------------------------------------------------
 // interpose(capsule) / deleter_calls(handle): framework pairs
 
-PyObject* interpose(PyObject*, PyObject* args) {
+// The one argument's capsule name and pointer; false, with a Python exception set, if it is
+// not a valid capsule.
+bool capsule_argument(PyObject* args, const char** name, void** pointer) {
   PyObject* capsule = nullptr;
-  if (!PyArg_ParseTuple(args, "O", &capsule)) return nullptr;
+  if (!PyArg_ParseTuple(args, "O", &capsule)) return false;
   if (!PyCapsule_CheckExact(capsule)) {
     PyErr_SetString(PyExc_TypeError, "expected a PyCapsule");
-    return nullptr;
+    return false;
   }
-  const char* name = PyCapsule_GetName(capsule);
-  void* pointer = PyCapsule_GetPointer(capsule, name);
-  if (pointer == nullptr) return nullptr;
+  *name = PyCapsule_GetName(capsule);
+  *pointer = PyCapsule_GetPointer(capsule, *name);
+  return *pointer != nullptr;
+}
+
+PyObject* interpose(PyObject*, PyObject* args) {
+  const char* name = nullptr;
+  void* pointer = nullptr;
+  if (!capsule_argument(args, &name, &pointer)) return nullptr;
   dlc::abi::StructKind kind = dlc::abi::struct_kind_of_name(name);
   if (kind == dlc::abi::StructKind::versioned &&
       static_cast<dlc::abi::FrozenHead*>(pointer)->version.major != 1) {
@@ -660,15 +672,9 @@ PyObject* interpose(PyObject*, PyObject* args) {
 // capsule_kind(capsule): "legacy" or "versioned M.m", what crossed (read before the consumer
 // takes it).
 PyObject* capsule_kind(PyObject*, PyObject* args) {
-  PyObject* capsule = nullptr;
-  if (!PyArg_ParseTuple(args, "O", &capsule)) return nullptr;
-  if (!PyCapsule_CheckExact(capsule)) {
-    PyErr_SetString(PyExc_TypeError, "expected a PyCapsule");
-    return nullptr;
-  }
-  const char* name = PyCapsule_GetName(capsule);
-  void* pointer = PyCapsule_GetPointer(capsule, name);
-  if (pointer == nullptr) return nullptr;
+  const char* name = nullptr;
+  void* pointer = nullptr;
+  if (!capsule_argument(args, &name, &pointer)) return nullptr;
   if (dlc::abi::struct_kind_of_name(name) != dlc::abi::StructKind::versioned) {
     return PyUnicode_FromString("legacy");
   }
@@ -913,14 +919,6 @@ PyMethodDef plugin_methods[] = {
     {"release", reinterpret_cast<PyCFunction>(plugin_release), METH_NOARGS,
      "The plugin's release(): drops what it imported."},
     {nullptr, nullptr, 0, nullptr}};
-PyType_Slot plugin_slots[] = {
-    {Py_tp_doc, const_cast<char*>("A dlconform consumer plugin, driven like from_dlpack.")},
-    {Py_tp_methods, plugin_methods},
-    {Py_tp_init, reinterpret_cast<void*>(plugin_init)},
-    {Py_tp_new, reinterpret_cast<void*>(PyType_GenericNew)},
-    {0, nullptr}};
-PyType_Spec plugin_spec = {"_dlconform.PluginConsumer", sizeof(PluginConsumer), 0,
-                           Py_TPFLAGS_DEFAULT, plugin_slots};
 
 // ---------------------------------------------------------------------------------------------
 // guard_faults(path): name a fault in guarded memory before the worker dies
@@ -970,17 +968,7 @@ PyObject* guard_faults(PyObject*, PyObject* args) {
   if (!PyArg_ParseTuple(args, "s", &path)) return nullptr;
   dlc::SafeText(g_fault_path, sizeof g_fault_path).add(path);
   dlc::refresh_code_ranges();
-  static char alt_stack[64 * 1024];
-  stack_t stack{};
-  stack.ss_sp = alt_stack;
-  stack.ss_size = sizeof alt_stack;
-  sigaltstack(&stack, nullptr);
-  struct sigaction action {};
-  action.sa_sigaction = on_fault;
-  action.sa_flags = SA_SIGINFO | SA_ONSTACK;
-  sigemptyset(&action.sa_mask);
-  sigaction(SIGSEGV, &action, nullptr);
-  sigaction(SIGBUS, &action, nullptr);
+  dlc::route_fatal_signals(on_fault, 2);  // SIGSEGV and SIGBUS: Python handles the rest
   Py_RETURN_NONE;
 }
 
@@ -1095,14 +1083,18 @@ PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "_dlconform",
 PyMODINIT_FUNC PyInit__dlconform() {
   PyObject* module = PyModule_Create(&module_def);
   if (module == nullptr) return nullptr;
-  g_mock_type = PyType_FromSpec(&mock_spec);
+  g_mock_type = make_type("_dlconform.MockTensor", sizeof(MockTensor),
+                          "A dlconform mock producer's tensor, exported through __dlpack__.",
+                          mock_methods, reinterpret_cast<void*>(mock_init));
   if (g_mock_type == nullptr || PyModule_AddObject(module, "MockTensor", g_mock_type) < 0) {
     Py_XDECREF(g_mock_type);
     Py_DECREF(module);
     return nullptr;
   }
   Py_INCREF(g_mock_type);
-  PyObject* plugin_type = PyType_FromSpec(&plugin_spec);
+  PyObject* plugin_type = make_type("_dlconform.PluginConsumer", sizeof(PluginConsumer),
+                                    "A dlconform consumer plugin, driven like from_dlpack.",
+                                    plugin_methods, reinterpret_cast<void*>(plugin_init));
   if (plugin_type == nullptr || PyModule_AddObject(module, "PluginConsumer", plugin_type) < 0) {
     Py_XDECREF(plugin_type);
     Py_DECREF(module);

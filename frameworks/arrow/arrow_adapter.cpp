@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "dlconform/plugin.h"
-#include "../adapter_support.hpp"
+#include "adapter_support.hpp"
 
 #ifndef DLC_ARROW_IMPORT
 #define DLC_ARROW_IMPORT 0
@@ -69,10 +69,7 @@ bool to_dl(const arrow::DataType& type, DLCDtype* out) {
 
 int consume(void*, DLCHandoff* handoff, const DLCRequest*, DLCObservation* obs, char* err,
             size_t err_len) noexcept {
-  if (handoff == nullptr || handoff->pointer == nullptr || obs == nullptr) {
-    set_error(err, err_len, "expected a tensor but found a NULL handoff");
-    return DLC_ERR_BUFFER;
-  }
+  if (dlc_adapter::null_handoff(handoff, obs, err, err_len)) return DLC_ERR_BUFFER;
   if (handoff->name != nullptr) {
     if (std::strcmp(handoff->name, "dltensor_versioned") != 0) {
       set_error(err, err_len,
@@ -249,9 +246,9 @@ int make_tensor(const DLCTensorSpec& s, std::shared_ptr<arrow::Tensor>* out, cha
 
 int produce(void*, const DLCRequest* req, DLCHandoff* out, char* err, size_t err_len) noexcept {
   if (req == nullptr || out == nullptr) return DLC_ERR_INVALID;
+  const bool legacy_caller = dlc_adapter::legacy_caller(*req);
+  const bool versioned = req->raw || !legacy_caller;  // raw: Arrow's tensor struct is versioned
   try {
-    const bool legacy_caller = !req->has_max_version || req->max_version.major < 1;
-    const bool versioned = req->raw || !legacy_caller;  // raw: Arrow's tensor struct is versioned
     if (req->has_dl_device &&
         (req->dl_device.device_type != kDLCPU || req->dl_device.device_id != 0)) {
       set_error(err, err_len, "cannot export a CPU tensor to another device");
@@ -345,11 +342,7 @@ int create(const DLCHost*, void** state, char*, size_t) noexcept {
 }
 
 constexpr DLCProfile kProfile = {
-    sizeof(DLCProfile),
-    kDtypes,
-    sizeof kDtypes / sizeof kDtypes[0],
-    kDevices,
-    1,
+    sizeof(DLCProfile), kDtypes, std::size(kDtypes), kDevices, std::size(kDevices),
     DLC_STRIDES_POSITIVE | DLC_STRIDES_ZERO | DLC_STRIDES_OVERLAPPING,
 #if DLC_ARROW_IMPORT
     DLC_FEATURE_ZERO_DIM | DLC_FEATURE_ZERO_SIZE,
@@ -391,6 +384,4 @@ const DLCPlugin kPlugin = {
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) const DLCPlugin* dlconform_plugin_entry(void) {
-  return &kPlugin;
-}
+DLC_ADAPTER_ENTRY(kPlugin)

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <string>
 
+#include "adapter_support.hpp"
 #include "dlconform/plugin.h"
 
 namespace {
@@ -85,16 +86,9 @@ const DLCPlugin kPlugin = {
     0,
     {0, 0},
     nullptr,
-    nullptr,
-    nullptr,
-    nullptr,
-    consume,
-    release,
-    nullptr,
+    nullptr, nullptr, nullptr, consume, release, nullptr,  // create destroy produce consume release profile
 };
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) const DLCPlugin* dlconform_plugin_entry(void) {
-  return &kPlugin;
-}
+DLC_ADAPTER_ENTRY(kPlugin)

@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "adapter_support.hpp"
 #include "dlconform/plugin.h"
 
 #ifndef DLC_MXNET_LIB
@@ -97,20 +98,9 @@ bool g_loaded = false;
 std::string g_load_error;
 
 // mshadow::TypeFlag values (include/mshadow/base.h).
-enum MxDtype : int {
-  kMxFloat32 = 0,
-  kMxFloat64 = 1,
-  kMxFloat16 = 2,
-  kMxUint8 = 3,
-  kMxInt32 = 4,
-  kMxInt8 = 5,
-  kMxInt64 = 6,
-  kMxBool = 7,
-  kMxInt16 = 8,
-  kMxUint16 = 9,
-  kMxUint32 = 10,
-  kMxUint64 = 11,
-  kMxBfloat16 = 12,
+enum MxDtype : int {  // in order, from 0
+  kMxFloat32, kMxFloat64, kMxFloat16, kMxUint8, kMxInt32, kMxInt8, kMxInt64,
+  kMxBool, kMxInt16, kMxUint16, kMxUint32, kMxUint64, kMxBfloat16,
 };
 
 // Writes `what` as one printable line: MXNet's messages can carry raw bytes (it prints the
@@ -332,10 +322,7 @@ bool observe(NDArrayHandle nd, DLCObservation* obs, std::string* why) {
 
 int consume(void*, DLCHandoff* handoff, const DLCRequest*, DLCObservation* obs, char* err,
             size_t err_len) noexcept {
-  if (handoff == nullptr || handoff->pointer == nullptr || obs == nullptr) {
-    set_error(err, err_len, "expected a tensor but found a NULL handoff");
-    return DLC_ERR_BUFFER;
-  }
+  if (dlc_adapter::null_handoff(handoff, obs, err, err_len)) return DLC_ERR_BUFFER;
   if (!g_loaded) {
     set_error(err, err_len, "libmxnet.so not loaded: " + g_load_error);
     return DLC_ERR_INTERNAL;
@@ -566,11 +553,7 @@ constexpr DLCDtype kDtypes[] = {
 constexpr int32_t kDevices[] = {1};
 
 constexpr DLCProfile kProfile = {
-    sizeof(DLCProfile),
-    kDtypes,
-    sizeof kDtypes / sizeof kDtypes[0],
-    kDevices,
-    1,
+    sizeof(DLCProfile), kDtypes, std::size(kDtypes), kDevices, std::size(kDevices),
     0,  // compact only: MXNet rejects other strides (tensor_blob.h) and makes no views
     DLC_FEATURE_ZERO_DIM | DLC_FEATURE_ZERO_SIZE,
     8,
@@ -587,16 +570,9 @@ const DLCPlugin kPlugin = {
     0,
     {0, 0},
     "legacy",
-    create,
-    nullptr,
-    produce,
-    consume,
-    release,
-    &kProfile,
+    create, nullptr, produce, consume, release, &kProfile,  // create destroy produce consume release profile
 };
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) const DLCPlugin* dlconform_plugin_entry(void) {
-  return &kPlugin;
-}
+DLC_ADAPTER_ENTRY(kPlugin)

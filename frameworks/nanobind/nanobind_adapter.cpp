@@ -33,7 +33,7 @@
 #include <string>
 
 #include "dlconform/plugin.h"
-#include "../adapter_support.hpp"
+#include "adapter_support.hpp"
 
 #ifndef DLC_NANOBIND_VERSION
 #define DLC_NANOBIND_VERSION "3.x"
@@ -250,10 +250,7 @@ bool observe(PyObject* t, DLCObservation* obs, std::string* why) {
 
 int consume(void*, DLCHandoff* handoff, const DLCRequest*, DLCObservation* obs, char* err,
             size_t err_len) noexcept {
-  if (handoff == nullptr || handoff->pointer == nullptr || obs == nullptr) {
-    set_error(err, err_len, "expected a tensor but found a NULL handoff");
-    return DLC_ERR_BUFFER;
-  }
+  if (dlc_adapter::null_handoff(handoff, obs, err, err_len)) return DLC_ERR_BUFFER;
   if (g_hold == nullptr) {
     set_error(err, err_len, "nanobind probe unavailable: " + g_init_error);
     return DLC_ERR_INTERNAL;
@@ -353,11 +350,7 @@ constexpr DLCDtype kDtypes[] = {
 constexpr int32_t kDevices[] = {1};
 
 constexpr DLCProfile kProfile = {
-    sizeof(DLCProfile),
-    kDtypes,
-    sizeof kDtypes / sizeof kDtypes[0],
-    kDevices,
-    1,
+    sizeof(DLCProfile), kDtypes, std::size(kDtypes), kDevices, std::size(kDevices),
     DLC_STRIDES_POSITIVE | DLC_STRIDES_NEGATIVE | DLC_STRIDES_ZERO | DLC_STRIDES_OVERLAPPING,
     DLC_FEATURE_ZERO_DIM | DLC_FEATURE_ZERO_SIZE | DLC_FEATURE_MISALIGNED | DLC_FEATURE_NEEDS_WRITE,
     32,
@@ -374,16 +367,9 @@ const DLCPlugin kPlugin = {
     1,
     {1, 1},
     nullptr,
-    create,
-    nullptr,
-    nullptr,
-    consume,
-    release,
-    &kProfile,
+    create, nullptr, nullptr, consume, release, &kProfile,  // create destroy produce consume release profile
 };
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) const DLCPlugin* dlconform_plugin_entry(void) {
-  return &kPlugin;
-}
+DLC_ADAPTER_ENTRY(kPlugin)

@@ -32,7 +32,7 @@
 #include <vector>
 
 #include "dlconform/plugin.h"
-#include "../adapter_support.hpp"
+#include "adapter_support.hpp"
 
 #ifndef DLC_TORCH_VERSIONED
 #define DLC_TORCH_VERSIONED 1
@@ -107,10 +107,7 @@ void observe(const at::Tensor& t, DLCObservation* obs) {
 
 int consume(void*, DLCHandoff* handoff, const DLCRequest*, DLCObservation* obs, char* err,
             size_t err_len) noexcept {
-  if (handoff == nullptr || handoff->pointer == nullptr || obs == nullptr) {
-    set_error(err, err_len, "expected a tensor but found a NULL handoff");
-    return DLC_ERR_BUFFER;
-  }
+  if (dlc_adapter::null_handoff(handoff, obs, err, err_len)) return DLC_ERR_BUFFER;
   // Which struct: the capsule name, or for a raw exchange the struct this importer asks for.
   bool versioned = kVersioned;
   if (handoff->name != nullptr) {
@@ -227,7 +224,7 @@ int make_tensor(const DLCTensorSpec& s, at::Tensor* out, char* err, size_t err_l
 int produce(void*, const DLCRequest* req, DLCHandoff* out, char* err, size_t err_len) noexcept {
   if (req == nullptr || out == nullptr) return DLC_ERR_INVALID;
   try {
-    const bool legacy_caller = !req->has_max_version || req->max_version.major < 1;
+    const bool legacy_caller = dlc_adapter::legacy_caller(*req);
     if (!kVersioned && !req->raw &&
         (req->has_max_version || req->copy != -1 || req->has_dl_device)) {
       set_error(err, err_len, "__dlpack__() got an unexpected keyword argument 'max_version'");
@@ -312,11 +309,7 @@ constexpr DLCDtype kDtypes[] = {
 constexpr int32_t kDevices[] = {kDLCPU};
 
 constexpr DLCProfile kProfile = {
-    sizeof(DLCProfile),
-    kDtypes,
-    sizeof kDtypes / sizeof kDtypes[0],
-    kDevices,
-    1,
+    sizeof(DLCProfile), kDtypes, std::size(kDtypes), kDevices, std::size(kDevices),
     DLC_STRIDES_POSITIVE | DLC_STRIDES_ZERO | DLC_STRIDES_OVERLAPPING,
     DLC_FEATURE_ZERO_DIM | DLC_FEATURE_ZERO_SIZE,
     8,
@@ -336,16 +329,9 @@ const DLCPlugin kPlugin = {
     kVersioned ? 1 : 0,
     kVersioned ? DLCVersion{DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION} : DLCVersion{0, 0},
     kVersioned ? "versioned" : "legacy",
-    create,
-    nullptr,
-    produce,
-    consume,
-    release,
-    &kProfile,
+    create, nullptr, produce, consume, release, &kProfile,  // create destroy produce consume release profile
 };
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) const DLCPlugin* dlconform_plugin_entry(void) {
-  return &kPlugin;
-}
+DLC_ADAPTER_ENTRY(kPlugin)

@@ -27,7 +27,7 @@
 #include <string>
 
 #include "dlconform/plugin.h"
-#include "../adapter_support.hpp"
+#include "adapter_support.hpp"
 
 #define DLC_STR2(x) #x
 #define DLC_STR(x) DLC_STR2(x)
@@ -129,10 +129,7 @@ bool digest_tensor(const DLTensor* t, bool padded, uint64_t* digest, uint64_t* c
 
 int consume(void*, DLCHandoff* handoff, const DLCRequest*, DLCObservation* obs, char* err,
             size_t err_len) noexcept {
-  if (handoff == nullptr || handoff->pointer == nullptr || obs == nullptr) {
-    set_error(err, err_len, "expected a tensor but found a NULL handoff");
-    return DLC_ERR_BUFFER;
-  }
+  if (dlc_adapter::null_handoff(handoff, obs, err, err_len)) return DLC_ERR_BUFFER;
   bool versioned = true;  // a raw exchange: the struct this consumer asks for
   if (handoff->name != nullptr) {
     if (std::strcmp(handoff->name, "dltensor_versioned") == 0) {
@@ -321,7 +318,7 @@ int produce(void*, const DLCRequest* req, DLCHandoff* out, char* err, size_t err
     set_error(err, err_len, "this adapter makes CPU tensors only");
     return DLC_ERR_BUFFER;
   }
-  const bool legacy_caller = !req->has_max_version || req->max_version.major < 1;
+  const bool legacy_caller = dlc_adapter::legacy_caller(*req);
   // tvm_ffi.Tensor.__dlpack__: versioned for max_version >= (1, 0), legacy otherwise.
   const bool versioned = req->raw || !legacy_caller;
   if (versioned && !req->raw) {
@@ -449,16 +446,9 @@ const DLCPlugin kPlugin = {
     1,
     {DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION},
     "versioned",
-    create,
-    nullptr,
-    produce,
-    consume,
-    release,
-    &kProfile,
+    create, nullptr, produce, consume, release, &kProfile,  // create destroy produce consume release profile
 };
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) const DLCPlugin* dlconform_plugin_entry(void) {
-  return &kPlugin;
-}
+DLC_ADAPTER_ENTRY(kPlugin)

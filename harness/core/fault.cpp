@@ -165,4 +165,18 @@ const char* signal_name(int sig) noexcept {
   }
 }
 
+void route_fatal_signals(void (*handler)(int, siginfo_t*, void*), int count) noexcept {
+  static char alt_stack[64 * 1024];
+  stack_t stack{};
+  stack.ss_sp = alt_stack;
+  stack.ss_size = sizeof alt_stack;
+  sigaltstack(&stack, nullptr);
+  struct sigaction action {};
+  action.sa_sigaction = handler;
+  action.sa_flags = SA_SIGINFO | SA_ONSTACK;
+  sigemptyset(&action.sa_mask);
+  const int signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP};
+  for (int k = 0; k < count && k < 6; ++k) sigaction(signals[k], &action, nullptr);
+}
+
 }  // namespace dlc

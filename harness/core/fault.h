@@ -40,4 +40,8 @@ bool safe_read(uintptr_t address, void* out, size_t n) noexcept;
 
 const char* signal_name(int sig) noexcept;
 
+// Routes SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT and SIGTRAP (or the first `count` of them) to
+// `handler` on an alternate stack of this process (the fault may be a stack overflow).
+void route_fatal_signals(void (*handler)(int, siginfo_t*, void*), int count = 6) noexcept;
+
 }  // namespace dlc

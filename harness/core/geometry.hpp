@@ -87,8 +87,8 @@ template <class Visit>
 void for_each_element(const Geometry& g, int64_t ndim, const int64_t* shape, const int64_t* strides,
                       Visit visit) {
   if (g.numel == 0 || ndim > kMaxWalkDims) return;
-  int64_t effective[kMaxWalkDims];
-  int64_t index[kMaxWalkDims];
+  int64_t effective[kMaxWalkDims] = {};
+  int64_t index[kMaxWalkDims] = {};
   int64_t compact = 1;
   for (int64_t i = ndim - 1; i >= 0; --i) {
     effective[i] = strides == nullptr ? compact : strides[i];

@@ -14,6 +14,15 @@ std::string verdict(const dlc::Finding& f) {
   return std::string(dlc::name_of(f.cls)) + " " + dlc::id_of(f.rule);
 }
 
+// Runs one judge on a table row's facts and checks the row's expected "class RULE" (or "none").
+template <class Row, class Facts>
+void expect_verdict(const Row& row, const Facts& facts, void (*judge)(const Facts&, dlc::Finding*)) {
+  dlc::Finding out;
+  judge(facts, &out);
+  INFO(row.what << ": " << out.words);
+  CHECK(verdict(out) == row.expected);
+}
+
 struct Tensor {
   int64_t shape[2] = {2, 3};
   int64_t strides[2] = {3, 1};
@@ -92,10 +101,7 @@ TEST_CASE("judge: lifecycle (LIFE-1, LIFE-3)", "[unit]") {
     f.first_call_where = "consume()";
     f.second_call_where = "release()";
     f.consumer_label = "c@v1.3";
-    dlc::Finding out;
-    dlc::judge_lifecycle(f, &out);
-    INFO(row.what << ": " << out.words);
-    CHECK(verdict(out) == row.expected);
+    expect_verdict(row, f, dlc::judge_lifecycle);
   }
 }
 
@@ -299,10 +305,7 @@ TEST_CASE("judge: faults become findings from the arena's facts", "[unit]") {
     f.case_rule = dlc::Rule::LAY_8;
     f.where = "consume()";
     f.plugin = "c@v1.3";
-    dlc::Finding out;
-    dlc::judge_fault(f, &out);
-    INFO(row.what << ": " << out.words);
-    CHECK(verdict(out) == row.expected);
+    expect_verdict(row, f, dlc::judge_fault);
   }
 }
 

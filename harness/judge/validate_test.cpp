@@ -111,25 +111,23 @@ TEST_CASE("validate: NULL strides are legal before 1.2 only (LAY-5)", "[unit]") 
   CHECK(check("dltensor", &f.legacy).accepted);
 }
 
-TEST_CASE("validate: ndim 0 may carry NULL shape; ndim > 0 may not (LAY-6)", "[unit]") {
-  Fixture f;
-  f.versioned.dl_tensor.ndim = 0;
-  f.versioned.dl_tensor.shape = nullptr;
-  f.versioned.dl_tensor.strides = nullptr;
-  CHECK(check("dltensor_versioned", &f.versioned, dlc::Level::full).accepted);
-  Fixture g;
-  g.versioned.dl_tensor.shape = nullptr;
-  CHECK(first_rule(check("dltensor_versioned", &g.versioned)) == "LAY-6");
-}
+TEST_CASE("validate: NULL shape only at ndim 0 (LAY-6), NULL data only when zero-size (LAY-7, LAY-4)",
+          "[unit]") {
+  Fixture scalar;  // ndim 0 may carry NULL shape and strides
+  scalar.versioned.dl_tensor.ndim = 0;
+  scalar.versioned.dl_tensor.shape = nullptr;
+  scalar.versioned.dl_tensor.strides = nullptr;
+  CHECK(check("dltensor_versioned", &scalar.versioned, dlc::Level::full).accepted);
+  Fixture empty;  // a zero-size tensor may have NULL data
+  empty.shape[0] = 0;
+  empty.versioned.dl_tensor.data = nullptr;
+  CHECK(check("dltensor_versioned", &empty.versioned, dlc::Level::full).accepted);
 
-TEST_CASE("validate: zero-size tensors may have NULL data (LAY-7), others not (LAY-4)", "[unit]") {
-  Fixture f;
-  f.shape[0] = 0;
-  f.versioned.dl_tensor.data = nullptr;
-  CHECK(check("dltensor_versioned", &f.versioned, dlc::Level::full).accepted);
-  Fixture g;
-  g.versioned.dl_tensor.data = nullptr;
-  CHECK(first_rule(check("dltensor_versioned", &g.versioned)) == "LAY-4");
+  Fixture no_shape, no_data;
+  no_shape.versioned.dl_tensor.shape = nullptr;
+  no_data.versioned.dl_tensor.data = nullptr;
+  CHECK(first_rule(check("dltensor_versioned", &no_shape.versioned)) == "LAY-6");
+  CHECK(first_rule(check("dltensor_versioned", &no_data.versioned)) == "LAY-4");
 }
 
 TEST_CASE("validate: dtype codes and widths (DT-1, DT-2)", "[unit]") {

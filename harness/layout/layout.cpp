@@ -149,23 +149,6 @@ std::string probe_source(const std::string& header, const std::vector<Item>& ite
   return o.str();
 }
 
-struct Command {
-  int status = -1;
-  std::string output;
-};
-
-Command run(const std::string& command) {
-  Command c;
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return c;
-  char buffer[4096];
-  size_t n;
-  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) c.output.append(buffer, n);
-  const int status = pclose(pipe);
-  c.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return c;
-}
-
 std::string first_error(const std::string& output) {
   std::istringstream in(output);
   std::string line;
@@ -196,10 +179,10 @@ LangResult probe_language(const std::string& path, const std::string& compiler, 
       std::ofstream out(src);
       out << probe_source(path, items, skipped, cxx, &lines);
     }
-    const Command c = run(compiler + (cxx ? " -std=c++17" : " -std=c11") + " -w -o " +
+    const ShellOutput c = run_shell(compiler + (cxx ? " -std=c++17" : " -std=c11") + " -w -o " +
                           shell_quote(exe) + " " + shell_quote(src));
     if (c.status == 0) {
-      const Command p = run(shell_quote(exe));
+      const ShellOutput p = run_shell(shell_quote(exe));
       std::istringstream in(p.output);
       std::string line;
       while (std::getline(in, line)) {

@@ -144,50 +144,52 @@ std::vector<CaseDef> plan_matrix(const std::vector<Participant>& participants) {
     return q.planted == nullptr && q.generation != Generation::variant;
   };
 
-  // 1. Every conformant producer x consumer pair through the capsule protocol, every
-  //    hand-written tensor.
-  for (size_t pi = 0; pi < participants.size(); ++pi) {
-    const Participant& p = participants[pi];
-    if (!p.plugin.is_producer() || !conformant(p)) continue;
-    for (size_t ci = 0; ci < participants.size(); ++ci) {
-      const Participant& c = participants[ci];
-      if (!c.plugin.is_consumer() || !conformant(c)) continue;
-      std::string scenario = "native";
-      if (p.generation == Generation::soft_updated || c.generation == Generation::soft_updated) {
-        scenario = "S2";
-      } else if (p.generation == Generation::new_abi && c.generation == Generation::old_abi) {
-        scenario = "S0";
-      } else if (p.generation == Generation::old_abi && c.generation == Generation::new_abi) {
-        scenario = "S1";
-      }
-      for (size_t ti = 0; ti < catalogue.size(); ++ti) {
-        const TensorCase& t = catalogue[ti];
-        if (t.generated) continue;
-        push(static_cast<int>(pi), static_cast<int>(ci), static_cast<int>(ti), false,
-             t.base ? scenario : "edge", expectation(p, c, t), "");
+  // Calls visit(pi, ci) for every conformant producer x consumer pair.
+  auto for_each_conformant_pair = [&](auto&& visit) {
+    for (size_t pi = 0; pi < participants.size(); ++pi) {
+      if (!participants[pi].plugin.is_producer() || !conformant(participants[pi])) continue;
+      for (size_t ci = 0; ci < participants.size(); ++ci) {
+        if (participants[ci].plugin.is_consumer() && conformant(participants[ci])) visit(pi, ci);
       }
     }
-  }
+  };
+
+  // 1. Every conformant producer x consumer pair through the capsule protocol, every
+  //    hand-written tensor.
+  for_each_conformant_pair([&](size_t pi, size_t ci) {
+    const Participant& p = participants[pi];
+    const Participant& c = participants[ci];
+    std::string scenario = "native";
+    if (p.generation == Generation::soft_updated || c.generation == Generation::soft_updated) {
+      scenario = "S2";
+    } else if (p.generation == Generation::new_abi && c.generation == Generation::old_abi) {
+      scenario = "S0";
+    } else if (p.generation == Generation::old_abi && c.generation == Generation::new_abi) {
+      scenario = "S1";
+    }
+    for (size_t ti = 0; ti < catalogue.size(); ++ti) {
+      const TensorCase& t = catalogue[ti];
+      if (t.generated) continue;
+      push(static_cast<int>(pi), static_cast<int>(ci), static_cast<int>(ti), false,
+           t.base ? scenario : "edge", expectation(p, c, t), "");
+    }
+  });
 
   // 2. The generated views: every external party with everything, and the built-in parties of
   //    the oldest and the newest header with each other.
   auto extreme = [](const Participant& q) { return q.header == "v0.6" || q.header == "v1.3"; };
-  for (size_t pi = 0; pi < participants.size(); ++pi) {
+  for_each_conformant_pair([&](size_t pi, size_t ci) {
     const Participant& p = participants[pi];
-    if (!p.plugin.is_producer() || !conformant(p)) continue;
-    for (size_t ci = 0; ci < participants.size(); ++ci) {
-      const Participant& c = participants[ci];
-      if (!c.plugin.is_consumer() || !conformant(c)) continue;
-      const bool external = !p.builtin || !c.builtin;
-      if (!external && !(extreme(p) && extreme(c))) continue;
-      for (size_t ti = 0; ti < catalogue.size(); ++ti) {
-        const TensorCase& t = catalogue[ti];
-        if (!t.generated) continue;
-        push(static_cast<int>(pi), static_cast<int>(ci), static_cast<int>(ti), false, "views",
-             expectation(p, c, t), "");
-      }
+    const Participant& c = participants[ci];
+    const bool external = !p.builtin || !c.builtin;
+    if (!external && !(extreme(p) && extreme(c))) return;
+    for (size_t ti = 0; ti < catalogue.size(); ++ti) {
+      const TensorCase& t = catalogue[ti];
+      if (!t.generated) continue;
+      push(static_cast<int>(pi), static_cast<int>(ci), static_cast<int>(ti), false, "views",
+           expectation(p, c, t), "");
     }
-  }
+  });
 
   // 3. Raw, type-erased pointers: which layouts survive with no negotiation at all.
   const int raw_tensors[] = {find_tensor("f32_8x8"), find_tensor("i16_128_byte_offset")};

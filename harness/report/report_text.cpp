@@ -243,6 +243,10 @@ void JsonWriter::before_value() {
   if (stack_.empty()) return;
   Level& level = stack_.back();
   assert(!level.object && "a value inside an object needs a key first");
+  separate(level);
+}
+
+void JsonWriter::separate(Level& level) {
   if (!level.empty) out_ += ',';
   if (static_cast<int>(stack_.size()) <= expanded_depth_) {
     newline(stack_.size());
@@ -268,36 +272,14 @@ void JsonWriter::close(char bracket, bool object) {
   if (stack_.empty()) out_ += '\n';
 }
 
-JsonWriter& JsonWriter::begin_object() {
-  open('{', true);
-  return *this;
-}
-
-JsonWriter& JsonWriter::end_object() {
-  close('}', true);
-  return *this;
-}
-
-JsonWriter& JsonWriter::begin_array() {
-  open('[', false);
-  return *this;
-}
-
-JsonWriter& JsonWriter::end_array() {
-  close(']', false);
-  return *this;
-}
-
+JsonWriter& JsonWriter::begin_object() { open('{', true); return *this; }
+JsonWriter& JsonWriter::end_object() { close('}', true); return *this; }
+JsonWriter& JsonWriter::begin_array() { open('[', false); return *this; }
+JsonWriter& JsonWriter::end_array() { close(']', false); return *this; }
 JsonWriter& JsonWriter::key(std::string_view name) {
   assert(!stack_.empty() && stack_.back().object && !after_key_);
   Level& level = stack_.back();
-  if (!level.empty) out_ += ',';
-  if (static_cast<int>(stack_.size()) <= expanded_depth_) {
-    newline(stack_.size());
-  } else if (!level.empty) {
-    out_ += ' ';
-  }
-  level.empty = false;
+  separate(level);
   out_ += json_quote(name);
   out_ += ": ";
   after_key_ = true;

@@ -77,6 +77,7 @@ class JsonWriter {
   };
   JsonWriter& raw_value(std::string_view literal);
   void before_value();
+  void separate(Level& level);  // the comma, and the line break or space, before an entry
   void open(char bracket, bool object);
   void close(char bracket, bool object);
   void newline(size_t depth);

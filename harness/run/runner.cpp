@@ -49,7 +49,6 @@ int64_t now_ns() {
 CaseRecord* g_records = nullptr;
 std::atomic<int64_t>* g_done = nullptr;
 volatile int64_t g_current_case = -1;
-char g_alt_stack[64 * 1024];
 
 bool owned_by_harness(const void* p) {
   return process_host().arena.facts(reinterpret_cast<uintptr_t>(p)).found;
@@ -80,19 +79,7 @@ void on_fault(int sig, siginfo_t* info, void* context) {
   _exit(86);
 }
 
-void install_fault_handlers() {
-  stack_t stack{};
-  stack.ss_sp = g_alt_stack;
-  stack.ss_size = sizeof g_alt_stack;
-  sigaltstack(&stack, nullptr);
-  struct sigaction action {};
-  action.sa_sigaction = on_fault;
-  action.sa_flags = SA_SIGINFO | SA_ONSTACK;
-  sigemptyset(&action.sa_mask);
-  for (int sig : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP}) {
-    sigaction(sig, &action, nullptr);
-  }
-}
+void install_fault_handlers() { route_fatal_signals(on_fault); }
 
 [[noreturn]] void worker_main(const std::vector<Participant>& participants,
                               const std::vector<CaseDef>& cases, Shared* shared,
