@@ -921,7 +921,7 @@ PyMethodDef plugin_methods[] = {
     {nullptr, nullptr, 0, nullptr}};
 
 // ---------------------------------------------------------------------------------------------
-// guard_faults(path): name a fault in guarded memory before the worker dies
+// guard_faults(path): name a fault in guarded memory, or in a plugin, before the worker dies
 
 char g_fault_path[512] = "";
 char g_case_parties[256] = "-";  // the frameworks of the running case, for the fault's words
@@ -938,7 +938,9 @@ void on_fault(int sig, siginfo_t* info, void* context) {
   facts.case_rule = g_case_rule;
   dlc::Finding f;
   dlc::judge_fault(facts, &f);
-  if (facts.block.found || sig != SIGSEGV) {
+  // A SIGSEGV elsewhere in Python's or a framework's own code is not ours to name; one in
+  // guarded memory, or while a plugin runs, is (as in the matrix's workers).
+  if (facts.block.found || sig != SIGSEGV || !harness) {
     const int fd = open(g_fault_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     if (fd >= 0) {
       char line[640];
