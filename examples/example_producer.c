@@ -27,6 +27,9 @@
 #define PLANTED_wrapping 6
 #define PLANTED_leaky 7
 #define PLANTED_leaves_struct 8
+#define PLANTED_wrong_dtype 9
+#define PLANTED_wrong_device 10
+#define PLANTED_wrong_ndim 11
 #define CAT2(a, b) a##b
 #define CAT(a, b) CAT2(a, b)
 #ifdef DLC_PLANTED
@@ -134,6 +137,15 @@ static int build(const DLCTensorSpec* spec, DLTensor* t, Owned* o, char* err, si
     o->shape[i] = o->shape[ndim - 1 - i];
     o->shape[ndim - 1 - i] = e;
   }
+#endif
+#if BUG == PLANTED_wrong_dtype
+  t->dtype.code = spec->dtype.code == kDLInt ? kDLUInt : kDLInt; /* not the type it filled */
+#endif
+#if BUG == PLANTED_wrong_device
+  t->device.device_type = kDLCUDAHost; /* host memory, but not the device asked for */
+#endif
+#if BUG == PLANTED_wrong_ndim
+  if (ndim > 0) t->ndim = ndim - 1; /* drops the last axis */
 #endif
 #if BUG == PLANTED_wrapping
   /* data + byte_offset reaches the first element only by wrapping around the address space. */
