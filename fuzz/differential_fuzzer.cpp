@@ -110,7 +110,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     imp.consumer_error = out.error;
     imp.truth_known = true;
     imp.truth = &reference;
-    imp.must_accept = true;
+    imp.must_accept = dlc_fuzz::inside_profile(c.plugin, in, versioned);
     imp.tensor_rule = dlc_fuzz::rule_exercised(in);
     imp.observation = &out.obs;
     imp.consumer_label = dlc_fuzz::label(c.plugin);

@@ -5,7 +5,8 @@
   filed_regressions.py --cited SUPPRESSIONS CORPUS_DIR TARGET LABEL
 
 prints "FILE<TAB>WORDS" for every REGRESSIONS_DIR/IMPORTER-CLASS[-RULE].bin, WORDS being what the
-replay must stop on: "CLASS [RULE]", or "CLASS" for a finding without a rule. With --cited: for
+replay must stop on: "CLASS [RULE]", or "CLASS" for a finding without a rule
+(IMPORTER-sanitizer-report[-KIND].bin: "sanitizer-report"). With --cited: for
 every entry of SUPPRESSIONS whose party is LABEL and that cites [fuzz: TARGET/...], that file and
 "[RULE]"."""
 import os
@@ -37,6 +38,9 @@ def main():
         m = pattern.fullmatch(name)
         if m:
             words = m.group(1) + (f" [{m.group(2).upper().replace('B', 'b')}]" if m.group(2) else "")
+            # A sanitizer's report is filed under its kind too (...-sanitizer-report-KIND.bin).
+            if words.startswith("sanitizer-report"):
+                words = "sanitizer-report"
             print(f"{os.path.join(folder, name)}\t{words}")
     return 0
 

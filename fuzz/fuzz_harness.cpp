@@ -21,6 +21,7 @@
 #include "geometry.hpp"
 #include "judge.h"
 #include "phase.h"
+#include "profile.h"
 #include "suppressions.h"
 #include "validate.h"
 
@@ -517,6 +518,29 @@ Outcome run_consumer(const dlc::LoadedPlugin& consumer, Built& built) {
   dlc::judge_import(imp, &f);
   if (f.fails()) die(f);
   return out;
+}
+
+bool inside_profile(const dlc::LoadedPlugin& consumer, const TensorInput& in, bool versioned) {
+  if (in.ndim < 0 || in.ndim > DLC_MAX_NDIM) return false;
+  dlc::TensorCase t;
+  DLCTensorSpec& s = t.spec;
+  s.dtype = in.dtype;
+  s.ndim = in.ndim;
+  for (int32_t i = 0; i < in.ndim; ++i) {
+    s.shape[i] = in.extent(i);
+    s.strides[i] = in.stride(i);
+  }
+  s.has_strides = (in.layout & kStridesNull) == 0;
+  s.misalign = in.misalign;
+  s.device = in.device;
+  const uint64_t known_flags = DLPACK_FLAG_BITMASK_READ_ONLY | DLPACK_FLAG_BITMASK_IS_COPIED |
+                               DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED;
+  if (versioned && (in.flags & DLPACK_FLAG_BITMASK_READ_ONLY)) s.options |= DLC_SPEC_READ_ONLY;
+  s.extra_flags = versioned ? in.flags & ~known_flags : 0;
+  const DLCProfile* declared = consumer.declared_profile();
+  const dlc::Profile p =
+      declared != nullptr ? dlc::profile_from_table(*declared) : dlc::default_profile();
+  return dlc::consumer_supports(p, t);
 }
 
 bool known_to_be_taken(const dlc::LoadedPlugin& consumer, const Built& built) {

@@ -89,6 +89,11 @@ Built build_tensor(const TensorInput& in, bool versioned, uint32_t consumer_majo
 // (a negative ndim that becomes a 2^64-byte allocation), and stops a campaign looking for new ones.
 bool known_to_be_taken(const dlc::LoadedPlugin& consumer, const Built& built);
 
+// Whether the input lies inside what the consumer's capability profile declares it takes (its
+// dtypes, devices, strides, features, max_ndim; read-only data when it needs write access; no
+// unknown flag bits): only there must it import a valid tensor, as in the matrix.
+bool inside_profile(const dlc::LoadedPlugin& consumer, const TensorInput& in, bool versioned);
+
 // What a consumer did with a hand-off.
 struct Outcome {
   int rc = DLC_ERR_INTERNAL;

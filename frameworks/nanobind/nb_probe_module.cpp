@@ -41,8 +41,9 @@ nb::ndarray<>* g_held = nullptr;
 // Whether the elements of `a` lie in a storage whose size is computable: extents >= 0 and
 // the highest and lowest element offsets (in bytes) fit in int64. nanobind checks none of this
 // on import (LAY-10), so the probe does before it walks the data, to report what nanobind
-// accepted instead of faulting in its own loop. Sets *numel.
-bool storage_computable(const nb::ndarray<>& a, size_t element, uint64_t* numel) {
+// accepted instead of faulting in its own loop. Sets *numel. Packed sub-byte elements are
+// compact by definition: their strides say nothing about the storage.
+bool storage_computable(const nb::ndarray<>& a, size_t element, bool packed, uint64_t* numel) {
   const size_t ndim = a.ndim();
   __int128 count = 1;
   __int128 high = 0, low = 0;  // element offsets from data()
@@ -53,7 +54,7 @@ bool storage_computable(const nb::ndarray<>& a, size_t element, uint64_t* numel)
     if (count > (__int128{1} << 62)) return false;
   }
   *numel = static_cast<uint64_t>(count);
-  if (count == 0) return true;
+  if (count == 0 || packed) return true;
   for (size_t i = 0; i < ndim; ++i) {
     const __int128 reach = static_cast<__int128>(a.stride(i)) * (static_cast<int64_t>(a.shape(i)) - 1);
     (reach < 0 ? low : high) += reach;
@@ -92,10 +93,11 @@ nb::tuple describe(const nb::ndarray<>& a, bool subbyte_padded) {
     read = true;
     // data() already includes DLTensor.byte_offset.
     const auto* origin = static_cast<const uint8_t*>(a.data());
-    if (!storage_computable(a, element, &numel) || numel == 0 ||
+    const bool packed = width < 8 && !subbyte_padded;
+    if (!storage_computable(a, element, packed, &numel) || numel == 0 ||
         (origin == nullptr && numel > 0)) {
       // Nothing to read, or nothing that can be read: imported, 0 elements read.
-    } else if (width < 8 && !subbyte_padded) {
+    } else if (packed) {
       // Packed sub-byte elements (DLPack 1.1+): compact by definition, several to a byte; the
       // dlconform unit is then the storage byte.
       const uint64_t n = (numel * width + 7) / 8;
