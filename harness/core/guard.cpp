@@ -22,6 +22,10 @@ uint32_t size_class_of(size_t size) noexcept {
   return c;
 }
 
+// Linux 6.13's guard markers; Debian 12's headers predate them.
+constexpr int kMadvGuardInstall = 102;
+constexpr int kMadvGuardRemove = 103;
+
 void* map(size_t bytes, int prot) noexcept {
   void* p = mmap(nullptr, bytes, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   return p == MAP_FAILED ? nullptr : p;
@@ -60,6 +64,12 @@ int GuardArena::protect(uintptr_t start, size_t bytes, int prot) noexcept {
   return mprotect(reinterpret_cast<void*>(start), bytes, prot);
 }
 
+int GuardArena::set_access(uintptr_t start, size_t bytes, bool open) noexcept {
+  if (!guard_markers_) return protect(start, bytes, open ? PROT_READ | PROT_WRITE : PROT_NONE);
+  ++syscalls_;
+  return madvise(reinterpret_cast<void*>(start), bytes, open ? kMadvGuardRemove : kMadvGuardInstall);
+}
+
 bool GuardArena::add_chunk(uint32_t size_class) noexcept {
   if (chunk_count_ == kMaxChunks || size_class >= kClasses) return false;
   const size_t body = page_size() << size_class;
@@ -68,9 +78,23 @@ bool GuardArena::add_chunk(uint32_t size_class) noexcept {
   size_t count = (size_t{2} << 20) / slot_bytes;
   if (count < 4) count = 4;
   // Every slot starts inaccessible, body and guard: allocation opens the pages a block spans.
-  void* base = map(slot_bytes * count, PROT_NONE);
+  // The first chunk decides between guard markers and PROT_NONE.
+  void* base = map(slot_bytes * count, PROT_READ | PROT_WRITE);
   void* meta = map(sizeof(Slot) * count, PROT_READ | PROT_WRITE);
   syscalls_ += 2;
+  if (base != nullptr) {
+    if (chunk_count_ == 0) {
+      guard_markers_ = madvise(base, slot_bytes * count, kMadvGuardInstall) == 0;
+      ++syscalls_;
+      if (!guard_markers_ && protect(reinterpret_cast<uintptr_t>(base), slot_bytes * count, PROT_NONE) != 0) {
+        munmap(base, slot_bytes * count);
+        base = nullptr;
+      }
+    } else if (set_access(reinterpret_cast<uintptr_t>(base), slot_bytes * count, false) != 0) {
+      munmap(base, slot_bytes * count);
+      base = nullptr;
+    }
+  }
   if (base == nullptr || meta == nullptr) {
     if (base != nullptr) munmap(base, slot_bytes * count);
     if (meta != nullptr) munmap(meta, sizeof(Slot) * count);
@@ -134,7 +158,7 @@ void* GuardArena::alloc(size_t size, size_t align, DLCAllocKind kind) noexcept {
   size_t bytes = 0;
   span(c, si, size, &from, &bytes);
   // Only the pages the block spans open, so the slot's pages before them stay inaccessible.
-  if (protect(from, bytes, PROT_READ | PROT_WRITE) != 0) {
+  if (set_access(from, bytes, true) != 0) {
     make_available(ci, si);
     return nullptr;
   }
@@ -225,7 +249,12 @@ void GuardArena::free(void* pointer) noexcept {
     uintptr_t from = 0;
     size_t bytes = 0;
     span(*c, si, s->size, &from, &bytes);
-    protect(from, bytes, PROT_NONE);
+    // A guard marker leaves the protection as it was: read-only pages are made writable again
+    // first, for the slot's next block.
+    if (guard_markers_ && s->state == BlockState::read_only) {
+      protect(from, bytes, PROT_READ | PROT_WRITE);
+    }
+    set_access(from, bytes, false);
   }
   retire(static_cast<uint16_t>(c - chunks_), si);
 }

@@ -8,9 +8,12 @@
 //
 // No system call per buffer beyond what detection needs: blocks are slots of pre-mapped arenas,
 // one arena per size class, each slot [body pages][guard page] with its guard protected once when
-// the arena is mapped. Allocating makes a slot's body accessible (one mprotect); freeing makes it
-// inaccessible again (one mprotect); read-only data costs one more. Nothing is mapped or unmapped
-// per case.
+// the arena is mapped. Allocating makes a slot's body accessible (one system call); freeing makes
+// it inaccessible again (one); read-only data costs one more. Nothing is mapped or unmapped per
+// case. On Linux 6.13 and later the inaccessible pages are guard markers (madvise
+// MADV_GUARD_INSTALL / MADV_GUARD_REMOVE), which leave an arena one mapping: mprotect would split
+// it into a mapping per slot, which every later mprotect and every fork of a worker pays for.
+// Older kernels get mprotect.
 //
 // The arena reports facts about a faulting address (which block, its kind, state and the struct
 // kind it was told, the offset); the judge turns them into a finding and a rule.
@@ -70,6 +73,8 @@ class GuardArena {
   BlockFacts facts(uintptr_t address) const noexcept;
   // System calls made so far (mmap, mprotect, munmap), for the benchmark.
   uint64_t syscalls() const noexcept { return syscalls_; }
+  // Whether inaccessible pages are guard markers (Linux 6.13+) rather than PROT_NONE.
+  bool uses_guard_markers() const noexcept { return guard_markers_; }
 
  private:
   void* poison(size_t size, BlockState state) noexcept;
@@ -109,6 +114,8 @@ class GuardArena {
   // The pages a block of `size` bytes in slot `si` spans: they end where the guard begins.
   void span(const Chunk& c, uint32_t si, size_t size, uintptr_t* from, size_t* bytes) const noexcept;
   int protect(uintptr_t start, size_t bytes, int prot) noexcept;
+  // Makes pages inaccessible (`open` false) or accessible for reading and writing.
+  int set_access(uintptr_t start, size_t bytes, bool open) noexcept;
 
   Chunk chunks_[kMaxChunks];
   uint16_t chunk_count_ = 0;
@@ -128,6 +135,7 @@ class GuardArena {
   uint32_t epoch_ = 1;
   uint32_t quarantine_ = kQuarantineCases;
   uint64_t syscalls_ = 0;
+  bool guard_markers_ = false;  // decided when the first chunk is mapped
 };
 
 const char* to_string(DLCAllocKind kind) noexcept;

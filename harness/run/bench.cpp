@@ -135,7 +135,10 @@ std::string bench_markdown(const BenchConfig& config, const BenchResult& result)
   }
   o += "\nMedians of " + std::to_string(config.repeats) +
        " repeats in one run. Guarded memory: " + fixed(result.syscalls_per_case, 1) +
-       " system calls (mprotect, and mmap only when an arena grows) per in-process case.\n";
+       " system calls per in-process case (" +
+       (process_host().arena.uses_guard_markers() ? "madvise guard markers"
+                                                   : "mprotect") +
+       ", and mmap only when an arena grows).\n";
   if (!result.quarantine_rates.empty()) {
     o += "\n| quarantine (cases a freed block stays inaccessible) | full matrix, cases/s |\n|--:|--:|\n";
     for (const auto& [window, rate] : result.quarantine_rates) {
