@@ -526,9 +526,9 @@ bool inside_profile(const dlc::LoadedPlugin& consumer, const TensorInput& in, bo
   DLCTensorSpec& s = t.spec;
   s.dtype = in.dtype;
   s.ndim = in.ndim;
-  for (int32_t i = 0; i < in.ndim; ++i) {
-    s.shape[i] = in.extent(i);
-    s.strides[i] = in.stride(i);
+  for (size_t i = 0; i < static_cast<size_t>(in.ndim) && i < DLC_MAX_NDIM; ++i) {
+    s.shape[i] = in.extent(static_cast<int64_t>(i));
+    s.strides[i] = in.stride(static_cast<int64_t>(i));
   }
   s.has_strides = (in.layout & kStridesNull) == 0;
   s.misalign = in.misalign;
