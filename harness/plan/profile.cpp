@@ -73,14 +73,18 @@ uint32_t strides_needed(const DLCTensorSpec& s) {
   if (!s.has_strides) return 0;
   uint32_t need = 0;
   int64_t compact = 1;
+  bool compact_known = true;
   bool non_compact = false;
   for (int i = s.ndim - 1; i >= 0; --i) {
     if (s.shape[i] > 1) {
       if (s.strides[i] < 0) need |= DLC_STRIDES_NEGATIVE;
       if (s.strides[i] == 0) need |= DLC_STRIDES_ZERO;
-      if (s.strides[i] != compact) non_compact = true;
+      if (!compact_known || s.strides[i] != compact) non_compact = true;
     }
-    compact *= s.shape[i] == 0 ? 1 : s.shape[i];
+    // Past int64 (a fuzzed shape), no stride can be the compact one any more.
+    if (compact_known && __builtin_mul_overflow(compact, s.shape[i] == 0 ? 1 : s.shape[i], &compact)) {
+      compact_known = false;
+    }
   }
   if (non_compact && (need & (DLC_STRIDES_NEGATIVE | DLC_STRIDES_ZERO)) == 0) {
     need |= DLC_STRIDES_POSITIVE;
