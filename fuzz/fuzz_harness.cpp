@@ -547,6 +547,11 @@ bool known_to_be_taken(const dlc::LoadedPlugin& consumer, const Built& built) {
   if (g_known.entries.empty() || consumer.name() != g_under_test.name) return false;
   dlc::ValidateOptions options;
   options.consumer_version = consumer.table->dlpack_version;
+  // A versioned struct is built, and read, as 1.x code reads it, whatever a 0.x consumer's own
+  // version says (its major 0 would make a struct of major 0 look like its own).
+  const bool versioned = built.handoff.name != nullptr &&
+                         std::strcmp(built.handoff.name, "dltensor_versioned") == 0;
+  if (versioned && options.consumer_version.major < 1) options.consumer_version = {1, 0};
   dlc::ValidateResult verdict;
   {
     dlc::ScopedPhase phase("validate()", "reference-validator", dlc::Party::harness);

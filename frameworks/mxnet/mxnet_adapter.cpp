@@ -288,15 +288,22 @@ bool observe(NDArrayHandle nd, DLCObservation* obs, std::string* why) {
   obs->has_strides = 1;  // MXNet arrays are compact row-major: its strides are implied
   uint64_t numel = 1;
   int64_t stride = 1;
+  bool overflow = false;
   for (int i = ndim - 1; i >= 0; --i) {
     if (i < DLC_MAX_NDIM) {
       obs->shape[i] = dims[i];
       obs->strides[i] = stride;
     }
-    stride *= dims[i] > 0 ? dims[i] : 1;
-    numel *= static_cast<uint64_t>(dims[i] > 0 ? dims[i] : 0);
+    const int64_t extent = dims[i];
+    overflow |= __builtin_mul_overflow(stride, extent > 0 ? extent : 1, &stride);
+    overflow |= __builtin_mul_overflow(numel, static_cast<uint64_t>(extent > 0 ? extent : 0), &numel);
   }
   if (ndim < 0) numel = 0;
+  if (overflow && numel != 0) {
+    // MXNet took a shape whose size overflows (LAY-10): imported, and nothing can be read.
+    obs->data_not_read = 1;
+    return true;
+  }
   if (dev_type != 1) {
     obs->data_not_read = 1;
     return true;
