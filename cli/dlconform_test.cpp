@@ -52,6 +52,11 @@ size_t count(const std::string& text, const std::string& needle) {
   return n;
 }
 
+// The cases of a JSON report that reached the consumer: every case but those a producer refused.
+size_t cases_reached(const std::string& report) {
+  return count(report, "\"id\": ") - count(report, "\"verdict\": \"skip\"");
+}
+
 std::string write_temp(const std::string& name, const std::string& content) {
   const std::string path = temp_path(name);
   std::ofstream(path) << content;
@@ -142,7 +147,7 @@ TEST_CASE("matrix: a plugin that crashes still leaves a complete report", "[matr
   CHECK(r.exit_code == 8);
   const std::string report = slurp(json);
   // Every case that reached the consumer crashed; the rest were refused by their producer.
-  const size_t reached = count(report, "\"id\": ") - count(report, "\"verdict\": \"skip\"");
+  const size_t reached = cases_reached(report);
   CHECK(reached > 50);
   CHECK(count(report, "\"verdict\": \"crash\"") == reached);
   CHECK(count(report, "\"finding_class\": \"wild-pointer\"") == reached);
@@ -155,9 +160,8 @@ TEST_CASE("matrix: a plugin that hangs becomes a timeout verdict", "[matrix]") {
                     " --filter 'S1/*hang-consumer*' --timeout 0.3 --quiet --json " + json);
   CHECK(r.exit_code == 8);
   const std::string report = slurp(json);
-  const size_t reached = count(report, "\"id\": ") - count(report, "\"verdict\": \"skip\"");
-  CHECK(reached >= 1);
-  CHECK(count(report, "\"verdict\": \"timeout\"") == reached);
+  CHECK(cases_reached(report) >= 1);
+  CHECK(count(report, "\"verdict\": \"timeout\"") == cases_reached(report));
 }
 
 TEST_CASE("matrix: bad input gets one line and its own exit code", "[matrix]") {
@@ -218,7 +222,7 @@ TEST_CASE("matrix: suppressed findings are known, and --warn-only never fails", 
   INFO(r.out);
   CHECK(r.exit_code == 0);
   const std::string report = slurp(json);
-  const size_t reached = count(report, "\"id\": ") - count(report, "\"verdict\": \"skip\"");
+  const size_t reached = cases_reached(report);
   CHECK(reached > 50);
   CHECK(count(report, "\"known\": true") == reached);
   CHECK(r.out.find("known.txt:3: stale suppression: XAPI-1 versioned-producer matched no case") !=

@@ -47,14 +47,12 @@ struct Tensor {
 }  // namespace
 
 TEST_CASE("judge: every finding class names a rule of the table or carries its case's", "[unit]") {
-  for (const dlc::ClassInfo* c = dlc::classes_begin(); c != dlc::classes_end(); ++c) {
-    INFO(c->name);
-    CHECK(dlc::class_from_name(c->name) == c->cls);
-    if (c->rule != dlc::Rule::none) CHECK(dlc::rule_from_id(dlc::id_of(c->rule)) == c->rule);
+  for (const dlc::ClassInfo& c : dlc::all_classes()) {
+    INFO(c.name);
+    CHECK(dlc::class_from_name(c.name) == c.cls);
+    if (c.rule != dlc::Rule::none) CHECK(dlc::rule_from_id(dlc::id_of(c.rule)) == c.rule);
   }
-  for (const dlc::RuleInfo* r = dlc::rules_begin(); r != dlc::rules_end(); ++r) {
-    CHECK(dlc::rule_from_id(r->id) == r->rule);
-  }
+  for (const dlc::RuleInfo& r : dlc::all_rules()) CHECK(dlc::rule_from_id(r.id) == r.rule);
   // Severity reads the table: a crash is always MUST, an ignored READ_ONLY always INFO.
   CHECK(dlc::severity_of(dlc::FindingClass::crash, dlc::Rule::LAY_9) == dlc::Severity::must);
   CHECK(dlc::severity_of(dlc::FindingClass::read_only_ignored, dlc::Rule::none) ==

@@ -40,24 +40,22 @@ const char* to_string(Severity severity) noexcept {
 }
 
 const RuleInfo& info(Rule r) noexcept { return kRules[static_cast<size_t>(r)]; }
-const RuleInfo* rules_begin() noexcept { return kRules + 1; }
-const RuleInfo* rules_end() noexcept { return kRules + sizeof kRules / sizeof kRules[0]; }
+std::span<const RuleInfo> all_rules() noexcept { return std::span<const RuleInfo>(kRules).subspan(1); }
 
 Rule rule_from_id(std::string_view id) noexcept {
   if (id.empty()) return Rule::none;
-  for (const RuleInfo* r = rules_begin(); r != rules_end(); ++r) {
-    if (id == r->id) return r->rule;
+  for (const RuleInfo& r : all_rules()) {
+    if (id == r.id) return r.rule;
   }
   return Rule::none;
 }
 
 const ClassInfo& info(FindingClass c) noexcept { return kClasses[static_cast<size_t>(c)]; }
-const ClassInfo* classes_begin() noexcept { return kClasses; }
-const ClassInfo* classes_end() noexcept { return kClasses + sizeof kClasses / sizeof kClasses[0]; }
+std::span<const ClassInfo> all_classes() noexcept { return kClasses; }
 
 FindingClass class_from_name(std::string_view name) noexcept {
-  for (const ClassInfo* c = classes_begin(); c != classes_end(); ++c) {
-    if (name == c->name) return c->cls;
+  for (const ClassInfo& c : all_classes()) {
+    if (name == c.name) return c.cls;
   }
   return FindingClass::none;
 }

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string_view>
 
 #include "dlconform/plugin.h"
@@ -29,11 +30,8 @@ struct RuleInfo {
 };
 
 const RuleInfo& info(Rule rule) noexcept;
-// Every rule of the table, in its order (Rule::none excluded).
-const RuleInfo* rules_begin() noexcept;
-const RuleInfo* rules_end() noexcept;
-// Rule::none for "" or an id the table does not know.
-Rule rule_from_id(std::string_view id) noexcept;
+std::span<const RuleInfo> all_rules() noexcept;  // in the table's order, Rule::none excluded
+Rule rule_from_id(std::string_view id) noexcept;  // Rule::none for "" or an unknown id
 inline const char* id_of(Rule rule) noexcept { return info(rule).id; }
 
 enum class FindingClass : uint8_t {
@@ -52,10 +50,8 @@ struct ClassInfo {
 };
 
 const ClassInfo& info(FindingClass cls) noexcept;
-const ClassInfo* classes_begin() noexcept;
-const ClassInfo* classes_end() noexcept;
-// FindingClass::none for "" or an unknown name.
-FindingClass class_from_name(std::string_view name) noexcept;
+std::span<const ClassInfo> all_classes() noexcept;
+FindingClass class_from_name(std::string_view name) noexcept;  // none for "" or an unknown name
 inline const char* name_of(FindingClass cls) noexcept { return info(cls).name; }
 
 // How severe a finding of `cls` against `rule` is: the class's fixed severity, else the rule's

@@ -356,10 +356,10 @@ Refusals refusals_of(const std::string& party_label, const std::vector<CaseResul
 
 std::vector<RuleCount> rules_cited(const std::vector<CaseResult>& cases) {
   std::vector<RuleCount> out;
-  for (const RuleInfo* info = rules_begin(); info != rules_end(); ++info) {
-    RuleCount r{info->id, to_string(info->severity), info->summary};
+  for (const RuleInfo& info : all_rules()) {
+    RuleCount r{info.id, to_string(info.severity), info.summary};
     for (const CaseResult& c : cases) {
-      if (c.rule_id != info->id || c.finding_class.empty()) continue;
+      if (c.rule_id != info.id || c.finding_class.empty()) continue;
       const Outcome o = outcome_of(c);
       if (o == Outcome::unexpected) {
         ++r.unexpected;
