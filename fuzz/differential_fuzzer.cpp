@@ -27,6 +27,7 @@ constexpr int32_t kDomainMaxNdim = 16;  // the built-in consumers' own limit
 struct Participant {
   dlc::LoadedPlugin plugin;
   bool strict = false;  // refuses SHOULD violations too
+  dlc::Profile profile{};  // what it declares it takes (read once, at start)
 };
 std::vector<Participant> g_consumers;
 
@@ -57,6 +58,13 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
       std::exit(2);
     }
     g_consumers.push_back({dlc_fuzz::load_or_exit(path, DLC_ROLE_CONSUMER), wanted == "strict"});
+  }
+  for (Participant& c : g_consumers) {
+    std::string error;
+    if (!dlc::resolve_profile(c.plugin, &c.profile, &error)) {
+      std::fprintf(stderr, "dlconform fuzz: cannot start: %s\n", error.c_str());
+      std::exit(2);
+    }
   }
   return 0;
 }
@@ -110,7 +118,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     imp.consumer_error = out.error;
     imp.truth_known = true;
     imp.truth = &reference;
-    imp.must_accept = dlc_fuzz::inside_profile(c.plugin, in, versioned);
+    imp.must_accept = dlc_fuzz::inside_profile(c.profile, in, versioned);
     imp.tensor_rule = dlc_fuzz::rule_exercised(in);
     imp.observation = &out.obs;
     imp.consumer_label = dlc_fuzz::label(c.plugin);

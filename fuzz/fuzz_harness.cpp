@@ -21,7 +21,6 @@
 #include "geometry.hpp"
 #include "judge.h"
 #include "phase.h"
-#include "profile.h"
 #include "suppressions.h"
 #include "validate.h"
 
@@ -56,6 +55,14 @@ dlc::PartyRef g_under_test;
 dlc::Suppressions g_known;            // $DLCONFORM_KNOWN: the importer's known bugs
 uint64_t g_known_seen[64] = {};       // how often each rule's known finding came up
 std::string g_known_except;           // $DLCONFORM_KNOWN_EXCEPT: the rule a replay must show
+
+// A known bug of the importer under test, said once per rule and process.
+void say_known_once(dlc::Rule rule, const char* lead, const char* words) {
+  if (g_known_seen[static_cast<size_t>(rule) % 64]++ == 0) {
+    std::fprintf(stderr, "dlconform fuzz: known %s of %s@%s, going on: %s%s\n", dlc::id_of(rule),
+                 g_under_test.name.c_str(), g_under_test.header.c_str(), lead, words);
+  }
+}
 
 void announce_under_test(const char* role, const dlc::LoadedPlugin& plugin) {
   g_under_test = {plugin.name(), plugin.header()};
@@ -328,13 +335,7 @@ void set_current_input(const TensorInput* in, bool versioned) {
 void die(const dlc::Finding& finding) {
   if (finding.rule != dlc::Rule::none && !g_known.entries.empty() &&
       dlc::find_suppression(g_known, dlc::id_of(finding.rule), g_under_test) != nullptr) {
-    // A known bug of the importer: said once per process, then the fuzzer looks for others.
-    const size_t slot = static_cast<size_t>(finding.rule) % 64;
-    if (g_known_seen[slot]++ == 0) {
-      std::fprintf(stderr, "dlconform fuzz: known %s of %s@%s, going on: %s\n",
-                   dlc::id_of(finding.rule), g_under_test.name.c_str(),
-                   g_under_test.header.c_str(), finding.words);
-    }
+    say_known_once(finding.rule, "", finding.words);  // then the fuzzer looks for others
     return;
   }
   print_finding(finding);
@@ -520,7 +521,7 @@ Outcome run_consumer(const dlc::LoadedPlugin& consumer, Built& built) {
   return out;
 }
 
-bool inside_profile(const dlc::LoadedPlugin& consumer, const TensorInput& in, bool versioned) {
+bool inside_profile(const dlc::Profile& consumer, const TensorInput& in, bool versioned) {
   if (in.ndim < 0 || in.ndim > DLC_MAX_NDIM) return false;
   dlc::TensorCase t;
   DLCTensorSpec& s = t.spec;
@@ -533,14 +534,9 @@ bool inside_profile(const dlc::LoadedPlugin& consumer, const TensorInput& in, bo
   s.has_strides = (in.layout & kStridesNull) == 0;
   s.misalign = in.misalign;
   s.device = in.device;
-  const uint64_t known_flags = DLPACK_FLAG_BITMASK_READ_ONLY | DLPACK_FLAG_BITMASK_IS_COPIED |
-                               DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED;
-  if (versioned && (in.flags & DLPACK_FLAG_BITMASK_READ_ONLY)) s.options |= DLC_SPEC_READ_ONLY;
-  s.extra_flags = versioned ? in.flags & ~known_flags : 0;
-  const DLCProfile* declared = consumer.declared_profile();
-  const dlc::Profile p =
-      declared != nullptr ? dlc::profile_from_table(*declared) : dlc::default_profile();
-  return dlc::consumer_supports(p, t);
+  if (versioned && (in.flags & dlc::abi::kFlagReadOnly)) s.options |= DLC_SPEC_READ_ONLY;
+  s.extra_flags = versioned ? in.flags & ~dlc::abi::kKnownFlags : 0;
+  return dlc::consumer_supports(consumer, t);
 }
 
 bool known_to_be_taken(const dlc::LoadedPlugin& consumer, const Built& built) {
@@ -549,9 +545,10 @@ bool known_to_be_taken(const dlc::LoadedPlugin& consumer, const Built& built) {
   options.consumer_version = consumer.table->dlpack_version;
   // A versioned struct is built, and read, as 1.x code reads it, whatever a 0.x consumer's own
   // version says (its major 0 would make a struct of major 0 look like its own).
-  const bool versioned = built.handoff.name != nullptr &&
-                         std::strcmp(built.handoff.name, "dltensor_versioned") == 0;
-  if (versioned && options.consumer_version.major < 1) options.consumer_version = {1, 0};
+  if (dlc::abi::struct_kind_of_name(built.handoff.name) == dlc::abi::StructKind::versioned &&
+      options.consumer_version.major < 1) {
+    options.consumer_version = {1, 0};
+  }
   dlc::ValidateResult verdict;
   {
     dlc::ScopedPhase phase("validate()", "reference-validator", dlc::Party::harness);
@@ -575,12 +572,7 @@ bool known_to_be_taken(const dlc::LoadedPlugin& consumer, const Built& built) {
   const dlc::Rule rule = first != nullptr ? first->rule : g_input_rule;
   if (first == nullptr && (rule < dlc::Rule::LAY_5 || rule > dlc::Rule::LAY_9)) return false;
   if (dlc::find_suppression(g_known, dlc::id_of(rule), g_under_test) == nullptr) return false;
-  const size_t slot = static_cast<size_t>(rule) % 64;
-  if (g_known_seen[slot]++ == 0) {
-    std::fprintf(stderr, "dlconform fuzz: known %s of %s@%s, going on: not handed %s\n",
-                 dlc::id_of(rule), g_under_test.name.c_str(), g_under_test.header.c_str(),
-                 first != nullptr ? first->message : "such valid tensors");
-  }
+  say_known_once(rule, "not handed ", first != nullptr ? first->message : "such valid tensors");
   return true;
 }
 

@@ -13,6 +13,7 @@
 #include "finding.h"
 #include "host.h"
 #include "plugin_loader.h"
+#include "profile.h"
 #include "tensor_input.hpp"
 
 namespace dlc_fuzz {
@@ -89,10 +90,10 @@ Built build_tensor(const TensorInput& in, bool versioned, uint32_t consumer_majo
 // (a negative ndim that becomes a 2^64-byte allocation), and stops a campaign looking for new ones.
 bool known_to_be_taken(const dlc::LoadedPlugin& consumer, const Built& built);
 
-// Whether the input lies inside what the consumer's capability profile declares it takes (its
+// Whether the input lies inside what a consumer's capability profile declares it takes (its
 // dtypes, devices, strides, features, max_ndim; read-only data when it needs write access; no
 // unknown flag bits): only there must it import a valid tensor, as in the matrix.
-bool inside_profile(const dlc::LoadedPlugin& consumer, const TensorInput& in, bool versioned);
+bool inside_profile(const dlc::Profile& consumer, const TensorInput& in, bool versioned);
 
 // What a consumer did with a hand-off.
 struct Outcome {

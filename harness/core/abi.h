@@ -50,6 +50,8 @@ struct FrozenHead {
 constexpr uint64_t kFlagReadOnly = 1u << 0;
 constexpr uint64_t kFlagIsCopied = 1u << 1;
 constexpr uint64_t kFlagSubbytePadded = 1u << 2;
+// Every flag bit DLPack defines up to 1.3; the rest are unknown (FLAG-4).
+constexpr uint64_t kKnownFlags = kFlagReadOnly | kFlagIsCopied | kFlagSubbytePadded;
 
 constexpr size_t kLegacyDeleterOffset = 56;
 constexpr size_t kVersionedDeleterOffset = 16;

@@ -82,18 +82,15 @@ bool GuardArena::add_chunk(uint32_t size_class) noexcept {
   void* base = map(slot_bytes * count, PROT_READ | PROT_WRITE);
   void* meta = map(sizeof(Slot) * count, PROT_READ | PROT_WRITE);
   syscalls_ += 2;
-  if (base != nullptr) {
-    if (chunk_count_ == 0) {
-      guard_markers_ = madvise(base, slot_bytes * count, kMadvGuardInstall) == 0;
-      ++syscalls_;
-      if (!guard_markers_ && protect(reinterpret_cast<uintptr_t>(base), slot_bytes * count, PROT_NONE) != 0) {
-        munmap(base, slot_bytes * count);
-        base = nullptr;
-      }
-    } else if (set_access(reinterpret_cast<uintptr_t>(base), slot_bytes * count, false) != 0) {
-      munmap(base, slot_bytes * count);
-      base = nullptr;
-    }
+  bool closed = false;
+  if (base != nullptr && chunk_count_ == 0) {
+    closed = guard_markers_ = madvise(base, slot_bytes * count, kMadvGuardInstall) == 0;
+    ++syscalls_;
+  }
+  if (base != nullptr && !closed &&
+      set_access(reinterpret_cast<uintptr_t>(base), slot_bytes * count, false) != 0) {
+    munmap(base, slot_bytes * count);
+    base = nullptr;
   }
   if (base == nullptr || meta == nullptr) {
     if (base != nullptr) munmap(base, slot_bytes * count);

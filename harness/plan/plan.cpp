@@ -2,7 +2,6 @@
 // compares what happens against these expectations.
 #include "plan.h"
 
-#include <filesystem>
 #include <map>
 
 namespace dlc {
@@ -50,28 +49,7 @@ bool describe(const LoadedPlugin& plugin, bool builtin, Participant* out, std::s
                        : Generation::new_abi;
   }
   if (builtin) p.planted = find_planted(t.name);
-  if (const DLCProfile* declared = plugin.declared_profile()) {
-    if (declared->struct_size < sizeof(DLCProfile) ||
-        (declared->dtype_count > 0 && declared->dtypes == nullptr) ||
-        (declared->device_count > 0 && declared->device_types == nullptr) ||
-        declared->max_ndim < 0 || declared->max_ndim > DLC_MAX_NDIM) {
-      *error = plugin.path + ": expected a well-formed profile (struct_size " +
-               std::to_string(sizeof(DLCProfile)) + ", arrays with their counts, max_ndim 0 to " +
-               std::to_string(DLC_MAX_NDIM) + ") but found struct_size " +
-               std::to_string(declared->struct_size) + ", max_ndim " +
-               std::to_string(declared->max_ndim);
-      return false;
-    }
-    p.profile = profile_from_table(*declared);
-  } else {
-    std::error_code ec;
-    const std::string file = plugin.path + ".profile";
-    if (std::filesystem::exists(file, ec)) {
-      if (!load_profile_file(file, &p.profile, error)) return false;
-    } else {
-      p.profile = default_profile();
-    }
-  }
+  if (!resolve_profile(plugin, &p.profile, error)) return false;
   p.emits = (p.profile.emits_version.major != 0 || p.profile.emits_version.minor != 0)
                 ? p.profile.emits_version
                 : t.dlpack_version;

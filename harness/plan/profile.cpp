@@ -1,6 +1,7 @@
 #include "profile.h"
 
 #include <cctype>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -344,6 +345,32 @@ bool consumer_supports(const Profile& p, const TensorCase& t) {
   if (t.spec.extra_flags != 0) return false;
   if ((t.spec.options & DLC_SPEC_READ_ONLY) && (p.features & DLC_FEATURE_NEEDS_WRITE)) return false;
   return in_common(p, t);
+}
+
+bool resolve_profile(const LoadedPlugin& plugin, Profile* out, std::string* error) {
+  if (const DLCProfile* declared = plugin.declared_profile()) {
+    if (declared->struct_size < sizeof(DLCProfile) ||
+        (declared->dtype_count > 0 && declared->dtypes == nullptr) ||
+        (declared->device_count > 0 && declared->device_types == nullptr) ||
+        declared->max_ndim < 0 || declared->max_ndim > DLC_MAX_NDIM) {
+      *error = plugin.path + ": expected a well-formed profile (struct_size " +
+               std::to_string(sizeof(DLCProfile)) + ", arrays with their counts, max_ndim 0 to " +
+               std::to_string(DLC_MAX_NDIM) + ") but found struct_size " +
+               std::to_string(declared->struct_size) + ", max_ndim " +
+               std::to_string(declared->max_ndim);
+      return false;
+    }
+    *out = profile_from_table(*declared);
+  } else {
+    std::error_code ec;
+    const std::string file = plugin.path + ".profile";
+    if (std::filesystem::exists(file, ec)) {
+      if (!load_profile_file(file, out, error)) return false;
+    } else {
+      *out = default_profile();
+    }
+  }
+  return true;
 }
 
 }  // namespace dlc

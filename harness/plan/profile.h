@@ -10,6 +10,7 @@
 
 #include "catalogue.h"
 #include "dlconform/plugin.h"
+#include "plugin_loader.h"
 
 namespace dlc {
 
@@ -46,6 +47,10 @@ Profile profile_from_table(const DLCProfile& declared);
 [[nodiscard]] bool parse_profile(const std::string& text, const std::string& origin, Profile* out,
                                  std::string* error);
 [[nodiscard]] bool load_profile_file(const std::string& path, Profile* out, std::string* error);
+
+// What a loaded plugin says it takes or makes: its table's DLCProfile (refused, with `error`,
+// when malformed), else a profile file beside it (PLUGIN.so.profile), else the default.
+[[nodiscard]] bool resolve_profile(const LoadedPlugin& plugin, Profile* out, std::string* error);
 
 // Is `t` inside a producer's profile (it can be asked for it)?
 bool producer_can_make(const Profile& p, const TensorCase& t);

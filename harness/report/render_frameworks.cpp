@@ -86,6 +86,30 @@ std::string evidence(const std::string& reason) {
 
 // The real C/C++ importers and exporters run as plugins (frameworks/): every finding of theirs,
 // one row per plugin, rule and class.
+// The findings of one party, rule and class, and the cases behind them.
+struct FindingRow {
+  size_t cases = 0;
+  std::string reason, sample;  // the first case's suppression reason, and "id: detail"
+  bool known = true;
+  void add(const CaseResult& c) {
+    ++cases;
+    known &= c.known;
+    if (reason.empty()) reason = c.known_reason;
+    if (sample.empty()) sample = c.id + ": " + c.detail;
+  }
+};
+using FindingRows = std::map<std::tuple<std::string, std::string, std::string>, FindingRow>;
+
+// "| party | rule | class | cases | what happens | last |"; what happens is `words`, or the first
+// case when the reason says nothing.
+std::string finding_line(const FindingRows::key_type& key, const FindingRow& r,
+                         const std::string& words, const std::string& last) {
+  const auto& [party, rule, cls] = key;
+  return "| " + markdown_escape(party) + " | " + rule + " | " + (r.known ? "" : "❌ ") + cls +
+         " | " + std::to_string(r.cases) + " | " + markdown_escape(words.empty() ? r.sample : words) +
+         " | " + (last.empty() ? "none yet" : last) + " |\n";
+}
+
 std::string plugin_findings(const RunInfo& info, const std::vector<CaseResult>& cases) {
   std::set<std::string> plugins;
   for (const PartyInfo& p : info.parties) {
@@ -98,12 +122,7 @@ std::string plugin_findings(const RunInfo& info, const std::vector<CaseResult>& 
     size_t cases = 0, as_expected = 0, known = 0, unexpected = 0;
   };
   std::map<std::string, Tally> tally;
-  struct Row {
-    size_t cases = 0;
-    std::string reason, sample;
-    bool known = true;
-  };
-  std::map<std::tuple<std::string, std::string, std::string>, Row> rows;
+  FindingRows rows;
   for (const CaseResult& c : cases) {
     if (is_framework_scenario(c.scenario)) continue;
     for (const PartyRef* party : {&c.producer, &c.consumer}) {
@@ -117,11 +136,7 @@ std::string plugin_findings(const RunInfo& info, const std::vector<CaseResult>& 
       const bool producer_side = c.finding_class == "producer-violation" ||
                                  c.finding_class == "export-refused";
       if ((party == &c.producer) != producer_side) continue;
-      Row& r = rows[{party->name, c.rule_id, c.finding_class}];
-      ++r.cases;
-      r.known &= c.known;
-      if (r.reason.empty()) r.reason = c.known_reason;
-      if (r.sample.empty()) r.sample = c.id + ": " + c.detail;
+      rows[{party->name, c.rule_id, c.finding_class}].add(c);
     }
   }
   std::string o =
@@ -139,16 +154,11 @@ std::string plugin_findings(const RunInfo& info, const std::vector<CaseResult>& 
   o += "\n| plugin | rule | finding | cases | what happens | evidence |\n"
        "|---|---|---|--:|---|---|\n";
   for (const auto& [key, r] : rows) {
-    const auto& [name, rule, cls] = key;
     std::string words, repro;
     split_reason(r.reason, &words, &repro);
     const size_t tag = words.find(" [");
     if (tag != std::string::npos) words.resize(tag);
-    if (words.empty()) words = r.sample;
-    const std::string shown = evidence(r.reason);
-    o += "| " + markdown_escape(name) + " | " + rule + " | " + (r.known ? "" : "❌ ") + cls +
-         " | " + std::to_string(r.cases) + " | " + markdown_escape(words) + " | " +
-         (shown.empty() ? "none yet" : shown) + " |\n";
+    o += finding_line(key, r, words, evidence(r.reason));
   }
   if (rows.empty()) o += "| – | – | – | 0 | no finding | – |\n";
   return o;
@@ -403,19 +413,10 @@ std::string render_frameworks_markdown(const RunInfo& info,
     }
 
     // Findings: one row per framework, rule and class.
-    struct Row {
-      size_t cases = 0;
-      std::string reason, sample;
-      bool known = true;
-    };
-    std::map<std::tuple<std::string, std::string, std::string>, Row> rows;
+    FindingRows rows;
     for (const CaseResult* c : mine) {
       if (!is_finding(*c) || c->severity == "INFO") continue;
-      Row& r = rows[{at_fault(*c).header, c->rule_id, c->finding_class}];
-      ++r.cases;
-      r.known &= c->known;
-      if (r.reason.empty()) r.reason = c->known_reason;
-      if (r.sample.empty()) r.sample = c->id + ": " + c->detail;
+      rows[{at_fault(*c).header, c->rule_id, c->finding_class}].add(*c);
     }
     o += "\n## Findings\n\nEvery deviation from the rules (`../shared/DLPACK_RULES.md`) a "
          "real framework shows, with a reproducer of at most 5 lines that needs only that "
@@ -426,13 +427,9 @@ std::string render_frameworks_markdown(const RunInfo& info,
     o += "| framework | rule | finding | cases | what happens | reproducer |\n"
          "|---|---|---|--:|---|---|\n";
     for (const auto& [key, r] : rows) {
-      const auto& [fw, rule, cls] = key;
       std::string words, repro;
       split_reason(r.reason, &words, &repro);
-      if (words.empty()) words = r.sample;
-      o += "| " + markdown_escape(fw) + " | " + rule + " | " + (r.known ? "" : "❌ ") + cls +
-           " | " + std::to_string(r.cases) + " | " + markdown_escape(words) + " | " +
-           (repro.empty() ? "none yet" : repro) + " |\n";
+      o += finding_line(key, r, words, repro);
     }
     if (rows.empty()) o += "| – | – | – | 0 | no finding | – |\n";
     o += plugin_findings(info, cases);
