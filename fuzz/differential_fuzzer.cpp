@@ -94,15 +94,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       options.max_ndim = kDomainMaxNdim;
       dlc::validate(built.handoff, options, &reference);
       const bool accepted = reference.first_refusal(c.strict) == nullptr;
+      const dlc_fuzz::ExpectedData expected =
+          accepted ? dlc_fuzz::expected_data(built) : dlc_fuzz::ExpectedData{};
       if (accepted && built.digest_known &&
-          (reference.observation.digest != built.digest ||
-           reference.observation.elements_read != built.elements)) {
+          (reference.observation.digest != expected.digest ||
+           reference.observation.elements_read != expected.elements)) {
         dlc::Finding f;
         f.set(dlc::FindingClass::wrong_data)
             .add("expected the validator and the fuzzer's own reader to agree on the data but ")
             .add("found ").unum(reference.observation.elements_read).add(" elements, digest ")
-            .hex(reference.observation.digest).add(" against ").unum(built.elements)
-            .add(", digest ").hex(built.digest);
+            .hex(reference.observation.digest).add(" against ").unum(expected.elements)
+            .add(", digest ").hex(expected.digest);
         dlc_fuzz::die(f);
       }
     }

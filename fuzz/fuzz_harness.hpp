@@ -69,12 +69,20 @@ struct Built {
   void* managed = nullptr;
   bool deleter_null = false;
   bool data_backed = false;  // host memory that a reader may walk
-  // With `fill`: what a correct reader reports (LAY-4), read back from the storage in logical
-  // row-major order: dlc_digest over every element, or over the packed bytes of a sub-byte type.
+  // With `fill`: what a correct reader reports (LAY-4) can be known; expected_data() works it
+  // out when a judge needs it.
   bool digest_known = false;
+};
+
+// What a correct reader of the last tensor build_tensor filled reports: dlc_digest over every
+// element in logical row-major order (or over the packed bytes of a sub-byte type), read from
+// the fill pattern. Computed on first use for an input (only an import needs it), once for all
+// the consumers of a differential input.
+struct ExpectedData {
   uint64_t digest = 0;
   uint64_t elements = 0;
 };
+ExpectedData expected_data(const Built& built);
 
 // Lays `in` out as a DLManagedTensorVersioned (`versioned`) or DLManagedTensor. Every array is
 // its own exact-size block ending at a guard page; shape and strides hold exactly ndim entries;

@@ -52,7 +52,8 @@ const char* to_string(DLCAllocKind kind) noexcept {
 GuardArena::~GuardArena() {
   for (uint16_t i = 0; i < chunk_count_; ++i) {
     munmap(reinterpret_cast<void*>(chunks_[i].base), chunks_[i].slot_bytes * chunks_[i].slot_count);
-    munmap(chunks_[i].slots, sizeof(Slot) * chunks_[i].slot_count);
+    munmap(chunks_[i].slots,
+           sizeof(Slot) * chunks_[i].slot_count + sizeof(uint64_t) * ((chunks_[i].slot_count + 63) / 64));
   }
   if (quarantine_ring_ != nullptr) {
     munmap(quarantine_ring_, sizeof(QuarantineEntry) * kQuarantineCapacity);
@@ -77,10 +78,12 @@ bool GuardArena::add_chunk(uint32_t size_class) noexcept {
   // About 2 MiB of slots per chunk, and at least 4.
   size_t count = (size_t{2} << 20) / slot_bytes;
   if (count < 4) count = 4;
+  const size_t words = (count + 63) / 64;
+  const size_t meta_bytes = sizeof(Slot) * count + sizeof(uint64_t) * words;
   // Every slot starts inaccessible, body and guard: allocation opens the pages a block spans.
   // The first chunk decides between guard markers and PROT_NONE.
   void* base = map(slot_bytes * count, PROT_READ | PROT_WRITE);
-  void* meta = map(sizeof(Slot) * count, PROT_READ | PROT_WRITE);
+  void* meta = map(meta_bytes, PROT_READ | PROT_WRITE);
   syscalls_ += 2;
   bool closed = false;
   if (base != nullptr && chunk_count_ == 0) {
@@ -94,7 +97,7 @@ bool GuardArena::add_chunk(uint32_t size_class) noexcept {
   }
   if (base == nullptr || meta == nullptr) {
     if (base != nullptr) munmap(base, slot_bytes * count);
-    if (meta != nullptr) munmap(meta, sizeof(Slot) * count);
+    if (meta != nullptr) munmap(meta, meta_bytes);
     return false;
   }
   const uint16_t ci = chunk_count_++;
@@ -105,33 +108,60 @@ bool GuardArena::add_chunk(uint32_t size_class) noexcept {
   c.slot_count = static_cast<uint32_t>(count);
   c.size_class = size_class;
   c.slots = static_cast<Slot*>(meta);
-  for (uint32_t i = count; i-- > 0;) {
+  c.available = reinterpret_cast<uint64_t*>(c.slots + count);
+  for (uint32_t i = 0; i < count; ++i) {
     c.slots[i] = Slot{};
     make_available(ci, i);
   }
+  // Into the class's ring, right after the cursor's chunk, and the cursor moves onto it.
+  Cursor& cur = cursor_[size_class];
+  if (cur.chunk == 0xFFFF) {
+    c.next_of_class = ci;
+  } else {
+    c.next_of_class = chunks_[cur.chunk].next_of_class;
+    chunks_[cur.chunk].next_of_class = ci;
+  }
+  cur = Cursor{ci, 0};
   return true;
 }
 
 void GuardArena::make_available(uint16_t chunk, uint32_t slot) noexcept {
-  Slot& s = chunks_[chunk].slots[slot];
-  FreeHead& head = free_[chunks_[chunk].size_class];
-  s.state = BlockState::available;
-  s.next_chunk = head.chunk;
-  s.next_slot = head.slot;
-  head = FreeHead{chunk, slot};
+  Chunk& c = chunks_[chunk];
+  c.slots[slot].state = BlockState::available;
+  c.available[slot / 64] |= uint64_t{1} << (slot % 64);
 }
 
 GuardArena::Slot* GuardArena::take_slot(size_t size, uint16_t* chunk_out,
                                         uint32_t* slot_out) noexcept {
   const uint32_t cls = size_class_of(size);
   if (cls >= kClasses) return nullptr;
-  if (free_[cls].chunk == 0xFFFF && !add_chunk(cls)) return nullptr;
-  const FreeHead head = free_[cls];
-  Slot& s = chunks_[head.chunk].slots[head.slot];
-  free_[cls] = FreeHead{s.next_chunk, s.next_slot};
-  *chunk_out = head.chunk;
-  *slot_out = head.slot;
-  return &s;
+  Cursor& cur = cursor_[cls];
+  if (cur.chunk == 0xFFFF && !add_chunk(cls)) return nullptr;
+  // One round of the class's chunks from the cursor on (the cursor's chunk is seen twice: from
+  // the cursor to its end, and at the end of the round from its start).
+  uint16_t ci = cur.chunk;
+  uint32_t from = cur.slot;
+  for (uint32_t visited = 0; visited <= chunk_count_; ++visited) {
+    Chunk& c = chunks_[ci];
+    const uint32_t words = (c.slot_count + 63) / 64;
+    for (uint32_t w = from / 64; w < words; ++w) {
+      uint64_t bits = c.available[w];
+      if (w == from / 64) bits &= ~uint64_t{0} << (from % 64);
+      if (bits == 0) continue;
+      const uint32_t si = w * 64 + static_cast<uint32_t>(__builtin_ctzll(bits));
+      c.available[w] &= ~(uint64_t{1} << (si % 64));
+      cur = Cursor{ci, si + 1 < c.slot_count ? si + 1 : 0};
+      if (si + 1 >= c.slot_count) cur.chunk = c.next_of_class;
+      *chunk_out = ci;
+      *slot_out = si;
+      return &c.slots[si];
+    }
+    ci = c.next_of_class;
+    from = 0;
+  }
+  // Every slot of the class is live or in quarantine: a new chunk.
+  if (!add_chunk(cls)) return nullptr;
+  return take_slot(size, chunk_out, slot_out);
 }
 
 void GuardArena::span(const Chunk& c, uint32_t si, size_t size, uintptr_t* from,
@@ -251,9 +281,48 @@ void GuardArena::free(void* pointer) noexcept {
     if (guard_markers_ && s->state == BlockState::read_only) {
       protect(from, bytes, PROT_READ | PROT_WRITE);
     }
-    set_access(from, bytes, false);
+    if (batch_depth_ > 0 && pending_count_ == kMaxPending) close_pending();
+    if (batch_depth_ > 0) {
+      pending_[pending_count_++] = Pending{static_cast<uint16_t>(c - chunks_), si};
+    } else {
+      set_access(from, bytes, false);
+    }
   }
   retire(static_cast<uint16_t>(c - chunks_), si);
+}
+
+void GuardArena::close_pending() noexcept {
+  // Few entries: an insertion sort by (chunk, slot) puts the adjacent slots next to each other.
+  for (size_t i = 1; i < pending_count_; ++i) {
+    const Pending p = pending_[i];
+    size_t j = i;
+    for (; j > 0 && (pending_[j - 1].chunk > p.chunk ||
+                     (pending_[j - 1].chunk == p.chunk && pending_[j - 1].slot > p.slot));
+         --j) {
+      pending_[j] = pending_[j - 1];
+    }
+    pending_[j] = p;
+  }
+  size_t i = 0;
+  while (i < pending_count_) {
+    const Chunk& c = chunks_[pending_[i].chunk];
+    uintptr_t from = 0, last_from = 0;
+    size_t bytes = 0, last_bytes = 0;
+    span(c, pending_[i].slot, c.slots[pending_[i].slot].size, &from, &bytes);
+    last_from = from;
+    last_bytes = bytes;
+    size_t j = i + 1;
+    // Between the span of one slot and that of the next lie the first slot's guard page and the
+    // next slot's pages before its block: inaccessible already, so one call covers the run.
+    while (j < pending_count_ && pending_[j].chunk == pending_[i].chunk &&
+           pending_[j].slot == pending_[j - 1].slot + 1) {
+      span(c, pending_[j].slot, c.slots[pending_[j].slot].size, &last_from, &last_bytes);
+      ++j;
+    }
+    set_access(from, last_from + last_bytes - from, false);
+    i = j;
+  }
+  pending_count_ = 0;
 }
 
 void GuardArena::tag_struct(const void* pointer, abi::StructKind kind) noexcept {
@@ -267,13 +336,11 @@ void GuardArena::tag_struct(const void* pointer, abi::StructKind kind) noexcept 
 
 void GuardArena::reset() noexcept {
   // Whatever the case left live is freed now; it stays attributed through the quarantine.
-  for (size_t i = 0; i < live_count_; ++i) {
-    Slot& s = chunks_[live_[i].chunk].slots[live_[i].slot];
-    if (s.state == BlockState::live || s.state == BlockState::read_only ||
-        s.state == BlockState::device_poison || s.state == BlockState::no_storage) {
-      free(reinterpret_cast<void*>(s.start));
-    }
-  }
+  // Closed together, and before any slot leaves the quarantine, even inside a Batch.
+  ++batch_depth_;
+  close_leftovers();
+  --batch_depth_;
+  close_pending();
   live_count_ = 0;
   ++epoch_;
   // Slots freed `quarantine_` cases ago go back to their class's list, still inaccessible.
@@ -283,6 +350,16 @@ void GuardArena::reset() noexcept {
     quarantine_head_ = (quarantine_head_ + 1) % kQuarantineCapacity;
     --quarantine_size_;
     make_available(q.chunk, q.slot);
+  }
+}
+
+void GuardArena::close_leftovers() noexcept {
+  for (size_t i = 0; i < live_count_; ++i) {
+    Slot& s = chunks_[live_[i].chunk].slots[live_[i].slot];
+    if (s.state == BlockState::live || s.state == BlockState::read_only ||
+        s.state == BlockState::device_poison || s.state == BlockState::no_storage) {
+      free(reinterpret_cast<void*>(s.start));
+    }
   }
 }
 

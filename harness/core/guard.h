@@ -9,8 +9,11 @@
 // No system call per buffer beyond what detection needs: blocks are slots of pre-mapped arenas,
 // one arena per size class, each slot [body pages][guard page] with its guard protected once when
 // the arena is mapped. Allocating makes a slot's body accessible (one system call); freeing makes
-// it inaccessible again (one); read-only data costs one more. Nothing is mapped or unmapped per
-// case. On Linux 6.13 and later the inaccessible pages are guard markers (madvise
+// it inaccessible again; read-only data costs one more. The blocks a deleter frees are closed
+// when it returns (a Batch), one system call for each run of adjacent slots: slots are handed out
+// in address order, so the struct, shape, strides and data of one small tensor are usually one
+// run. Nothing but the deleter runs in between, so no touch after the delete is missed. Nothing
+// is mapped or unmapped per case. On Linux 6.13 and later the inaccessible pages are guard markers (madvise
 // MADV_GUARD_INSTALL / MADV_GUARD_REMOVE), which leave an arena one mapping: mprotect would split
 // it into a mapping per slot, which every later mprotect and every fork of a worker pays for.
 // Older kernels get mprotect.
@@ -54,6 +57,20 @@ class GuardArena {
   GuardArena& operator=(const GuardArena&) = delete;
   ~GuardArena();
 
+  // Frees made while a Batch is alive are closed together when the outermost one ends.
+  class Batch {
+   public:
+    explicit Batch(GuardArena& arena) noexcept : arena_(arena) { ++arena_.batch_depth_; }
+    ~Batch() {
+      if (--arena_.batch_depth_ == 0) arena_.close_pending();
+    }
+    Batch(const Batch&) = delete;
+    Batch& operator=(const Batch&) = delete;
+
+   private:
+    GuardArena& arena_;
+  };
+
   void* alloc(size_t size, size_t align, DLCAllocKind kind) noexcept;
   bool protect_read_only(void* block) noexcept;
   void free(void* block) noexcept;
@@ -84,9 +101,7 @@ class GuardArena {
     DLCAllocKind kind = DLC_ALLOC_DATA;
     abi::StructKind struct_kind = abi::StructKind::unknown;
     BlockState state = BlockState::available;
-    uint32_t freed_at = 0;        // epoch of the free
-    uint16_t next_chunk = 0xFFFF;  // the next available slot of this size class
-    uint32_t next_slot = 0;
+    uint32_t freed_at = 0;  // epoch of the free
   };
   struct Chunk {
     uintptr_t base = 0;
@@ -94,7 +109,9 @@ class GuardArena {
     size_t body_bytes = 0;
     uint32_t slot_count = 0;
     uint32_t size_class = 0;
-    Slot* slots = nullptr;  // mmap'ed metadata, slot_count entries
+    uint16_t next_of_class = 0;  // the next chunk of the same class (a ring)
+    Slot* slots = nullptr;       // mmap'ed metadata, slot_count entries
+    uint64_t* available = nullptr;  // one bit per slot, after the slots
   };
   struct QuarantineEntry {
     uint16_t chunk;
@@ -114,16 +131,30 @@ class GuardArena {
   // The pages a block of `size` bytes in slot `si` spans: they end where the guard begins.
   void span(const Chunk& c, uint32_t si, size_t size, uintptr_t* from, size_t* bytes) const noexcept;
   int protect(uintptr_t start, size_t bytes, int prot) noexcept;
+  // Closes the spans of the frees a Batch deferred, merging adjacent slots of a chunk.
+  void close_pending() noexcept;
+  void close_leftovers() noexcept;
   // Makes pages inaccessible (`open` false) or accessible for reading and writing.
   int set_access(uintptr_t start, size_t bytes, bool open) noexcept;
 
   Chunk chunks_[kMaxChunks];
   uint16_t chunk_count_ = 0;
-  // Per size class: head of the available list as (chunk, slot), or chunk == 0xFFFF.
-  struct FreeHead {
-    uint16_t chunk = 0xFFFF;
+  // Per size class, where the next allocation looks first: slots are handed out in address
+  // order, going round the class's chunks, skipping those in quarantine. So the blocks a
+  // producer allocates one after the other are adjacent, and a batch of frees closes them in
+  // one call; and a freed slot waits a whole round, usually longer than the quarantine.
+  struct Cursor {
+    uint16_t chunk = 0xFFFF;  // none of this class yet
     uint32_t slot = 0;
-  } free_[kClasses];
+  } cursor_[kClasses];
+  // Frees deferred by a Batch: the slots, closed when the batch ends.
+  static constexpr size_t kMaxPending = 64;
+  struct Pending {
+    uint16_t chunk;
+    uint32_t slot;
+  } pending_[kMaxPending];
+  size_t pending_count_ = 0;
+  int batch_depth_ = 0;
   // Blocks handed out in the current case (to free them at reset).
   struct LiveRef {
     uint16_t chunk;

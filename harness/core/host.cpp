@@ -31,6 +31,7 @@ HostState::HostState() {
   table.no_storage = host_no_storage;
   table.deleter_called = host_deleter_called;
   table.produced = host_produced;
+  ledger.batch_frees_in(&arena);
 }
 
 HostState& process_host() {

@@ -3,6 +3,7 @@
 #include <dlpack/dlpack.h>
 
 #include <cstring>
+#include <optional>
 
 #include "phase.h"
 
@@ -91,6 +92,8 @@ void DeleterLedger::trampoline_call(void* managed, bool versioned_layout) noexce
   forwarding_ = managed;
   {
     ScopedPhase phase("the producer's deleter", g_phase.plugin, Party::producer);
+    std::optional<GuardArena::Batch> batch;
+    if (arena_ != nullptr) batch.emplace(*arena_);
     if (versioned_layout) {
       reinterpret_cast<void (*)(DLManagedTensorVersioned*)>(e->original)(
           static_cast<DLManagedTensorVersioned*>(managed));

@@ -13,6 +13,7 @@
 #include <cstdint>
 
 #include "abi.h"
+#include "guard.h"
 
 namespace dlc {
 
@@ -48,6 +49,8 @@ class DeleterLedger {
 
   // Called by the trampolines.
   void trampoline_call(void* managed, bool versioned_layout) noexcept;
+  // The arena whose blocks a forwarded deleter frees: they are closed together when it returns.
+  void batch_frees_in(GuardArena* arena) noexcept { arena_ = arena; }
 
  private:
   Entry* find_mutable(const void* managed) noexcept;
@@ -56,6 +59,7 @@ class DeleterLedger {
   uint32_t stray_calls_ = 0;
   const char* stray_where_ = nullptr;
   const void* forwarding_ = nullptr;  // the struct whose original deleter runs now
+  GuardArena* arena_ = nullptr;
 };
 
 // The ledger the trampolines report to: the process's host ledger.

@@ -1,6 +1,7 @@
 #include "runner.h"
 
 #include <fcntl.h>
+#include <malloc.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -81,31 +82,6 @@ void on_fault(int sig, siginfo_t* info, void* context) {
 
 void install_fault_handlers() { route_fatal_signals(on_fault); }
 
-[[noreturn]] void worker_main(const std::vector<Participant>& participants,
-                              const std::vector<CaseDef>& cases, Shared* shared,
-                              CaseRecord* records, int slot) {
-  g_records = records;
-  g_done = &shared->done;
-  install_fault_handlers();
-  WorkerSlot& my = shared->slots[slot];
-  alloc_track::set_live_summary(&my.live);
-  const int64_t total = static_cast<int64_t>(cases.size());
-  for (;;) {
-    const int64_t i = shared->next.fetch_add(1);
-    if (i >= total) break;
-    my.live = alloc_track::Summary{};
-    my.started_ns.store(now_ns());
-    my.current.store(i);
-    g_current_case = i;
-    run_exchange(participants, cases[i], &records[i]);
-    records[i].done.store(1, std::memory_order_release);
-    shared->done.fetch_add(1);
-    g_current_case = -1;
-    my.current.store(-1);
-  }
-  _exit(0);
-}
-
 // The sanitizer's or the runtime's own words, from the dead worker's output.
 std::string last_words(const std::string& path) {
   std::ifstream in(path);
@@ -126,6 +102,93 @@ std::string last_words(const std::string& path) {
   return s;
 }
 
+// The finding for a case whose process died before it wrote one: a foreign free the worker
+// recorded first (the owner's second free of a block, under a sanitizer), or the death itself:
+// its signal or exit status, and the sanitizer's or runtime's last words in the log.
+void judge_dead_case(const std::vector<Participant>& participants, const CaseDef& c,
+                     const alloc_track::Summary& live, int status, bool killed_for_timeout,
+                     double timeout_seconds, const std::string& log_path, CaseRecord* r) {
+  Finding f;
+  if (live.consumer_foreign_frees > 0) {
+    OwnershipFacts of;
+    of.consumer_foreign_frees = live.consumer_foreign_frees;
+    of.consumer_foreign_bytes = live.consumer_foreign_bytes;
+    of.consumer_free_site = live.free_site;
+    of.consumer_label = participants[c.consumer >= 0 ? c.consumer : c.producer].label.c_str();
+    judge_ownership(of, &f);
+    r->verdict = Verdict::crash;
+  } else {
+    const std::string words = last_words(log_path);
+    judge_death(WIFSIGNALED(status) ? WTERMSIG(status) : 0,
+                WIFEXITED(status) ? WEXITSTATUS(status) : 0, killed_for_timeout, timeout_seconds,
+                words.c_str(), tensor_catalogue()[c.tensor].rule, &f);
+    r->verdict = killed_for_timeout ? Verdict::timeout : Verdict::crash;
+  }
+  r->cls = f.cls;
+  r->rule = f.rule;
+  SafeText(r->detail, sizeof r->detail).add(f.words);
+}
+
+// A case expected to be broken (a raw layout mismatch, a planted bug) usually crashes, so the
+// worker runs it in a child of its own: the crash costs that one fork, from a warm worker, and
+// the worker goes on. Its log starts afresh, so that the child's last words are its own.
+void run_in_child(const std::vector<Participant>& participants, const CaseDef& c, int64_t i,
+                  CaseRecord* records, Shared* shared, int slot, const std::string& log_path,
+                  double timeout_seconds) {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  if (ftruncate(STDERR_FILENO, 0) == 0) lseek(STDERR_FILENO, 0, SEEK_SET);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    run_exchange(participants, c, &records[i]);
+    records[i].done.store(1, std::memory_order_release);
+    shared->done.fetch_add(1);
+    _exit(0);
+  }
+  if (pid < 0) {  // no child to be had: the case runs here, as any other
+    run_exchange(participants, c, &records[i]);
+  } else {
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (records[i].done.load(std::memory_order_acquire) != 0) return;
+    judge_dead_case(participants, c, shared->slots[slot].live, status, false, timeout_seconds,
+                    log_path, &records[i]);
+  }
+  records[i].done.store(1, std::memory_order_release);
+  shared->done.fetch_add(1);
+}
+
+[[noreturn]] void worker_main(const std::vector<Participant>& participants,
+                              const std::vector<CaseDef>& cases, Shared* shared,
+                              CaseRecord* records, int slot, const std::string& log_path,
+                              double timeout_seconds) {
+  g_records = records;
+  g_done = &shared->done;
+  install_fault_handlers();
+  WorkerSlot& my = shared->slots[slot];
+  alloc_track::set_live_summary(&my.live);
+  const int64_t total = static_cast<int64_t>(cases.size());
+  for (;;) {
+    const int64_t i = shared->next.fetch_add(1);
+    if (i >= total) break;
+    my.live = alloc_track::Summary{};
+    my.started_ns.store(now_ns());
+    my.current.store(i);
+    g_current_case = i;
+    if (cases[i].result.expected == Expectation::broken) {
+      run_in_child(participants, cases[i], i, records, shared, slot, log_path, timeout_seconds);
+    } else {
+      run_exchange(participants, cases[i], &records[i]);
+      records[i].done.store(1, std::memory_order_release);
+      shared->done.fetch_add(1);
+    }
+    g_current_case = -1;
+    my.current.store(-1);
+  }
+  _exit(0);
+}
+
 struct Worker {
   pid_t pid = -1;
   int fd = -1;  // the read end of a pipe the worker holds open: EOF when it exits or dies
@@ -142,6 +205,7 @@ struct RunResources {
   ~RunResources() {
     for (Worker& w : workers) {
       if (w.pid > 0) {
+        kill(-w.pid, SIGKILL);
         kill(w.pid, SIGKILL);
         int status = 0;
         waitpid(w.pid, &status, 0);
@@ -181,6 +245,9 @@ bool run_cases(const std::vector<Participant>& participants, std::vector<CaseDef
     return true;
   }
 
+  // Every worker, and every child a worker forks for a case expected to crash, copies the page
+  // tables of this process's memory: what the plan's building freed goes back first.
+  malloc_trim(0);
   RunResources res;
   res.shared_bytes = sizeof(Shared) + sizeof(CaseRecord) * total;
   void* mapping = mmap(nullptr, res.shared_bytes, PROT_READ | PROT_WRITE,
@@ -218,6 +285,8 @@ bool run_cases(const std::vector<Participant>& participants, std::vector<CaseDef
       return false;
     }
     if (pid == 0) {
+      // Its own process group: a timeout kills the worker and the child it may be waiting for.
+      setpgid(0, 0);
       close(fds[0]);
       const int log = open(w.log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
       if (log >= 0) {
@@ -225,7 +294,8 @@ bool run_cases(const std::vector<Participant>& participants, std::vector<CaseDef
         dup2(log, 2);
         close(log);
       }
-      worker_main(participants, cases, shared, records, slot);
+      worker_main(participants, cases, shared, records, slot, w.log_path,
+                  options.case_timeout_seconds);
     }
     close(fds[1]);
     w.pid = pid;
@@ -277,32 +347,8 @@ bool run_cases(const std::vector<Participant>& participants, std::vector<CaseDef
       const int64_t current = shared->slots[slot].current.load();
       if (current >= 0 && records[current].done.load() == 0) {
         CaseRecord& r = records[current];
-        const Rule case_rule = tensor_catalogue()[cases[current].tensor].rule;
-        Finding f;
-        const alloc_track::Summary& live = shared->slots[slot].live;
-        if (live.consumer_foreign_frees > 0) {
-          // The worker recorded a foreign free before it died (the owner's second free of the
-          // block, under a sanitizer): that is the finding.
-          OwnershipFacts of;
-          of.consumer_foreign_frees = live.consumer_foreign_frees;
-          of.consumer_foreign_bytes = live.consumer_foreign_bytes;
-          of.consumer_free_site = live.free_site;
-          of.consumer_label = participants[cases[current].consumer >= 0
-                                               ? cases[current].consumer
-                                               : cases[current].producer]
-                                  .label.c_str();
-          judge_ownership(of, &f);
-          r.verdict = Verdict::crash;
-        } else {
-          const std::string words = last_words(w.log_path);
-          judge_death(WIFSIGNALED(status) ? WTERMSIG(status) : 0,
-                      WIFEXITED(status) ? WEXITSTATUS(status) : 0, w.killed_for_timeout,
-                      options.case_timeout_seconds, words.c_str(), case_rule, &f);
-          r.verdict = w.killed_for_timeout ? Verdict::timeout : Verdict::crash;
-        }
-        r.cls = f.cls;
-        r.rule = f.rule;
-        SafeText(r.detail, sizeof r.detail).add(f.words);
+        judge_dead_case(participants, cases[current], shared->slots[slot].live, status,
+                        w.killed_for_timeout, options.case_timeout_seconds, w.log_path, &r);
         r.done.store(1);
         collect(static_cast<size_t>(current), r);
       }
@@ -327,6 +373,7 @@ bool run_cases(const std::vector<Participant>& participants, std::vector<CaseDef
       const double elapsed = static_cast<double>(now - shared->slots[s].started_ns.load()) / 1e9;
       if (elapsed > options.case_timeout_seconds) {
         w.killed_for_timeout = true;
+        kill(-w.pid, SIGKILL);  // the worker's group: it and a child running the case
         kill(w.pid, SIGKILL);
       }
     }
