@@ -5,6 +5,8 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -37,7 +39,57 @@ struct Shared {
   std::atomic<int64_t> next{0};
   std::atomic<int64_t> done{0};
   WorkerSlot slots[kMaxJobs];
-  // Followed by one CaseRecord per case.
+  // Followed by one CaseSpec and one CaseRecord per case.
+};
+
+// What a worker needs of a case: the plan's CaseDef without its strings, so that a worker forked
+// from the template (which never saw the plan) reads it from the shared mapping.
+struct CaseSpec {
+  int producer;
+  int consumer;
+  int tensor;
+  DLCVersion max_version;
+  bool raw;
+  bool override_request;
+  bool has_max_version;
+  bool must_accept;
+  bool request_valid;
+  bool in_producer_profile;
+  Expectation expected;
+};
+
+CaseSpec spec_of(const CaseDef& c) {
+  return CaseSpec{c.producer,         c.consumer,        c.tensor,
+                  c.max_version,      c.raw,             c.override_request,
+                  c.has_max_version,  c.must_accept,     c.request_valid,
+                  c.in_producer_profile, c.result.expected};
+}
+
+CaseDef def_of(const CaseSpec& s) {
+  CaseDef c;
+  c.producer = s.producer;
+  c.consumer = s.consumer;
+  c.tensor = s.tensor;
+  c.raw = s.raw;
+  c.override_request = s.override_request;
+  c.has_max_version = s.has_max_version;
+  c.max_version = s.max_version;
+  c.must_accept = s.must_accept;
+  c.request_valid = s.request_valid;
+  c.in_producer_profile = s.in_producer_profile;
+  c.result.expected = s.expected;
+  return c;
+}
+
+// The shared mapping of a run: [Shared][CaseSpec x total][CaseRecord x total].
+struct RunLayout {
+  size_t specs_at = 0, records_at = 0, bytes = 0;
+  explicit RunLayout(size_t total) {
+    auto up = [](size_t n) { return (n + 63) & ~size_t{63}; };
+    specs_at = up(sizeof(Shared));
+    records_at = up(specs_at + sizeof(CaseSpec) * total);
+    bytes = up(records_at + sizeof(CaseRecord) * total);
+  }
 };
 
 int64_t now_ns() {
@@ -159,16 +211,14 @@ void run_in_child(const std::vector<Participant>& participants, const CaseDef& c
   shared->done.fetch_add(1);
 }
 
-[[noreturn]] void worker_main(const std::vector<Participant>& participants,
-                              const std::vector<CaseDef>& cases, Shared* shared,
-                              CaseRecord* records, int slot, const std::string& log_path,
-                              double timeout_seconds) {
+[[noreturn]] void worker_main(const std::vector<Participant>& participants, int64_t total,
+                              const CaseSpec* specs, Shared* shared, CaseRecord* records,
+                              int slot, const std::string& log_path, double timeout_seconds) {
   g_records = records;
   g_done = &shared->done;
   install_fault_handlers();
   WorkerSlot& my = shared->slots[slot];
   alloc_track::set_live_summary(&my.live);
-  const int64_t total = static_cast<int64_t>(cases.size());
   for (;;) {
     const int64_t i = shared->next.fetch_add(1);
     if (i >= total) break;
@@ -176,10 +226,11 @@ void run_in_child(const std::vector<Participant>& participants, const CaseDef& c
     my.started_ns.store(now_ns());
     my.current.store(i);
     g_current_case = i;
-    if (cases[i].result.expected == Expectation::broken) {
-      run_in_child(participants, cases[i], i, records, shared, slot, log_path, timeout_seconds);
+    const CaseDef c = def_of(specs[i]);
+    if (specs[i].expected == Expectation::broken) {
+      run_in_child(participants, c, i, records, shared, slot, log_path, timeout_seconds);
     } else {
-      run_exchange(participants, cases[i], &records[i]);
+      run_exchange(participants, c, &records[i]);
       records[i].done.store(1, std::memory_order_release);
       shared->done.fetch_add(1);
     }
@@ -187,6 +238,172 @@ void run_in_child(const std::vector<Participant>& participants, const CaseDef& c
     my.current.store(-1);
   }
   _exit(0);
+}
+
+// Starts a worker in the process that calls it (the parent, or the template): its own process
+// group (a timeout kills it and the child it may be waiting for), its output to its log, and
+// `alive_fd`, the write end of a pipe whose EOF tells the parent it is gone.
+[[noreturn]] void become_worker(const std::vector<Participant>& participants, int64_t total,
+                                void* mapping, int slot, const std::string& log_path,
+                                double timeout_seconds) {
+  setpgid(0, 0);
+  prctl(PR_SET_PDEATHSIG, SIGKILL);  // no worker outlives the process that started it
+  const int log = open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  if (log >= 0) {
+    dup2(log, 1);
+    dup2(log, 2);
+    close(log);
+  }
+  const RunLayout layout(static_cast<size_t>(total));
+  char* base = static_cast<char*>(mapping);
+  worker_main(participants, total, reinterpret_cast<const CaseSpec*>(base + layout.specs_at),
+              reinterpret_cast<Shared*>(base), reinterpret_cast<CaseRecord*>(base + layout.records_at),
+              slot, log_path, timeout_seconds);
+}
+
+// ---- The worker template ------------------------------------------------------------------
+// A process forked once the plugins are loaded and before the plan is built: workers are forked
+// from it, not from the parent. A fork copies the page tables of the process it copies, and the
+// parent by then holds the plan and the results (about 18 MB for the built-in matrix, against
+// under 1 MB here); a worker, and each child it forks for a case expected to crash, pays for
+// that on every fork and exit. The parent asks over a socket; the run's shared mapping and each
+// worker's pipe travel as file descriptors.
+
+struct TemplateRequest {
+  enum Kind : int { begin_run, spawn, reap, end_run } kind = begin_run;
+  int slot = 0;
+  int64_t total = 0;
+  pid_t pid = 0;
+  double timeout_seconds = 0;
+  char log_path[512] = {};
+};
+struct TemplateReply {
+  int ok = 0;
+  pid_t pid = -1;
+  int status = 0;
+  int error = 0;
+};
+
+struct WorkerTemplate {
+  pid_t pid = -1;
+  int socket = -1;
+} g_template;
+
+bool send_with_fd(int socket, const void* data, size_t size, int fd) {
+  iovec iov{const_cast<void*>(data), size};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  if (fd >= 0) {
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof control;
+    cmsghdr* c = CMSG_FIRSTHDR(&msg);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    std::memcpy(CMSG_DATA(c), &fd, sizeof fd);
+  }
+  ssize_t n;
+  while ((n = sendmsg(socket, &msg, MSG_NOSIGNAL)) < 0 && errno == EINTR) {
+  }
+  return n == static_cast<ssize_t>(size);
+}
+
+// The message's size, 0 at the end of the stream, -1 on an error; `fd` gets a passed descriptor.
+ssize_t receive_with_fd(int socket, void* data, size_t size, int* fd) {
+  iovec iov{data, size};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  ssize_t n;
+  while ((n = recvmsg(socket, &msg, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR) {
+  }
+  if (fd != nullptr) *fd = -1;
+  for (cmsghdr* c = CMSG_FIRSTHDR(&msg); n > 0 && c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
+    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS && fd != nullptr) {
+      std::memcpy(fd, CMSG_DATA(c), sizeof *fd);
+    }
+  }
+  return n;
+}
+
+[[noreturn]] void template_main(const std::vector<Participant>& participants, int socket,
+                                pid_t parent) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) _exit(0);
+  void* mapping = nullptr;
+  size_t mapping_bytes = 0;
+  int64_t total = 0;
+  for (;;) {
+    TemplateRequest r;
+    int fd = -1;
+    const ssize_t n = receive_with_fd(socket, &r, sizeof r, &fd);
+    if (n <= 0) _exit(0);  // the parent is done (or gone)
+    TemplateReply reply;
+    switch (r.kind) {
+      case TemplateRequest::begin_run: {
+        if (mapping != nullptr) munmap(mapping, mapping_bytes);
+        total = r.total;
+        mapping_bytes = RunLayout(static_cast<size_t>(total)).bytes;
+        mapping = mmap(nullptr, mapping_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (mapping == MAP_FAILED) {
+          mapping = nullptr;
+          reply.error = errno;
+        }
+        reply.ok = mapping != nullptr;
+        break;
+      }
+      case TemplateRequest::spawn: {
+        if (mapping == nullptr || fd < 0) {
+          reply.error = EINVAL;
+          break;
+        }
+        const pid_t pid = fork();
+        if (pid == 0) {
+          close(socket);
+          become_worker(participants, total, mapping, r.slot, r.log_path, r.timeout_seconds);
+        }
+        reply.ok = pid > 0;
+        reply.pid = pid;
+        reply.error = pid < 0 ? errno : 0;
+        break;
+      }
+      case TemplateRequest::reap: {
+        int status = 0;
+        pid_t got;
+        while ((got = waitpid(r.pid, &status, 0)) < 0 && errno == EINTR) {
+        }
+        reply.ok = got == r.pid;
+        reply.status = status;
+        break;
+      }
+      case TemplateRequest::end_run:
+        if (mapping != nullptr) munmap(mapping, mapping_bytes);
+        mapping = nullptr;
+        while (waitpid(-1, nullptr, WNOHANG) > 0) {
+        }
+        reply.ok = 1;
+        break;
+    }
+    if (fd >= 0) close(fd);
+    if (!send_with_fd(socket, &reply, sizeof reply, -1)) _exit(0);
+  }
+}
+
+// One request and its reply; false if the template is gone (it is then stopped for good).
+bool ask_template(const TemplateRequest& request, int fd, TemplateReply* reply) {
+  if (g_template.socket < 0) return false;
+  if (send_with_fd(g_template.socket, &request, sizeof request, fd) &&
+      receive_with_fd(g_template.socket, reply, sizeof *reply, nullptr) ==
+          static_cast<ssize_t>(sizeof *reply)) {
+    return true;
+  }
+  stop_worker_template();
+  return false;
 }
 
 struct Worker {
@@ -200,6 +417,8 @@ struct Worker {
 struct RunResources {
   Shared* shared = nullptr;
   size_t shared_bytes = 0;
+  int shared_fd = -1;
+  bool via_template = false;  // the workers are the template's children
   std::string dir;
   std::vector<Worker> workers;
   ~RunResources() {
@@ -207,14 +426,35 @@ struct RunResources {
       if (w.pid > 0) {
         kill(-w.pid, SIGKILL);
         kill(w.pid, SIGKILL);
-        int status = 0;
-        waitpid(w.pid, &status, 0);
+        reap(w.pid);
       }
       if (w.fd >= 0) close(w.fd);
       if (!w.log_path.empty()) unlink(w.log_path.c_str());
     }
+    if (via_template) {
+      TemplateRequest r;
+      r.kind = TemplateRequest::end_run;
+      TemplateReply reply;
+      (void)ask_template(r, -1, &reply);
+    }
     if (!dir.empty()) rmdir(dir.c_str());
     if (shared != nullptr) munmap(shared, shared_bytes);
+    if (shared_fd >= 0) close(shared_fd);
+  }
+  // Waits for a worker that exited or was killed: its exit status.
+  int reap(pid_t pid) const {
+    int status = 0;
+    if (via_template) {
+      TemplateRequest r;
+      r.kind = TemplateRequest::reap;
+      r.pid = pid;
+      TemplateReply reply;
+      if (ask_template(r, -1, &reply)) status = reply.status;
+    } else {
+      while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
+    }
+    return status;
   }
 };
 
@@ -245,20 +485,27 @@ bool run_cases(const std::vector<Participant>& participants, std::vector<CaseDef
     return true;
   }
 
-  // Every worker, and every child a worker forks for a case expected to crash, copies the page
-  // tables of this process's memory: what the plan's building freed goes back first.
-  malloc_trim(0);
   RunResources res;
-  res.shared_bytes = sizeof(Shared) + sizeof(CaseRecord) * total;
-  void* mapping = mmap(nullptr, res.shared_bytes, PROT_READ | PROT_WRITE,
-                       MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  const RunLayout layout(total);
+  res.shared_bytes = layout.bytes;
+  res.shared_fd = memfd_create("dlconform-run", MFD_CLOEXEC);
+  if (res.shared_fd < 0 || ftruncate(res.shared_fd, static_cast<off_t>(layout.bytes)) != 0) {
+    *error = std::string("cannot create the run's shared memory: ") + std::strerror(errno);
+    return false;
+  }
+  void* mapping = mmap(nullptr, layout.bytes, PROT_READ | PROT_WRITE, MAP_SHARED, res.shared_fd, 0);
   if (mapping == MAP_FAILED) {
     *error = std::string("cannot map shared memory: ") + std::strerror(errno);
     return false;
   }
   res.shared = new (mapping) Shared{};
-  auto* records = reinterpret_cast<CaseRecord*>(static_cast<char*>(mapping) + sizeof(Shared));
-  for (size_t i = 0; i < total; ++i) new (&records[i]) CaseRecord{};
+  char* base = static_cast<char*>(mapping);
+  auto* specs = reinterpret_cast<CaseSpec*>(base + layout.specs_at);
+  auto* records = reinterpret_cast<CaseRecord*>(base + layout.records_at);
+  for (size_t i = 0; i < total; ++i) {
+    specs[i] = spec_of(cases[i]);
+    new (&records[i]) CaseRecord{};
+  }
   Shared* shared = res.shared;
   const int jobs = std::max(1, std::min(options.jobs, kMaxJobs));
 
@@ -268,9 +515,17 @@ bool run_cases(const std::vector<Participant>& participants, std::vector<CaseDef
   int spawn_failures = 0;
   std::fflush(stdout);
   std::fflush(stderr);
+  if (g_template.socket >= 0) {
+    TemplateRequest r;
+    r.kind = TemplateRequest::begin_run;
+    r.total = static_cast<int64_t>(total);
+    TemplateReply reply;
+    res.via_template = ask_template(r, res.shared_fd, &reply) && reply.ok;
+  }
+  if (!res.via_template) malloc_trim(0);  // what the plan's building freed is not copied
   auto spawn = [&](int slot) -> bool {
     int fds[2];
-    if (pipe(fds) != 0) return false;
+    if (pipe2(fds, O_CLOEXEC) != 0) return false;
     Worker& w = res.workers[slot];
     if (w.log_path.empty()) {
       w.log_path = (res.dir.empty() ? std::string("/tmp") : res.dir) + "/worker" +
@@ -278,26 +533,29 @@ bool run_cases(const std::vector<Participant>& participants, std::vector<CaseDef
     }
     w.killed_for_timeout = false;
     shared->slots[slot].current.store(-1);
-    const pid_t pid = fork();
-    if (pid < 0) {
-      close(fds[0]);
-      close(fds[1]);
-      return false;
-    }
-    if (pid == 0) {
-      // Its own process group: a timeout kills the worker and the child it may be waiting for.
-      setpgid(0, 0);
-      close(fds[0]);
-      const int log = open(w.log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-      if (log >= 0) {
-        dup2(log, 1);
-        dup2(log, 2);
-        close(log);
+    pid_t pid = -1;
+    if (res.via_template) {
+      TemplateRequest r;
+      r.kind = TemplateRequest::spawn;
+      r.slot = slot;
+      r.timeout_seconds = options.case_timeout_seconds;
+      std::snprintf(r.log_path, sizeof r.log_path, "%s", w.log_path.c_str());
+      TemplateReply reply;
+      if (ask_template(r, fds[1], &reply) && reply.ok) pid = reply.pid;
+      if (pid < 0) errno = reply.error != 0 ? reply.error : ECHILD;
+    } else {
+      pid = fork();
+      if (pid == 0) {
+        close(fds[0]);
+        become_worker(participants, static_cast<int64_t>(total), mapping, slot, w.log_path,
+                      options.case_timeout_seconds);
       }
-      worker_main(participants, cases, shared, records, slot, w.log_path,
-                  options.case_timeout_seconds);
     }
     close(fds[1]);
+    if (pid < 0) {
+      close(fds[0]);
+      return false;
+    }
     w.pid = pid;
     w.fd = fds[0];
     return true;
@@ -340,8 +598,7 @@ bool run_cases(const std::vector<Participant>& participants, std::vector<CaseDef
       if (read(w.fd, sink, sizeof sink) > 0) continue;  // workers write nothing; EOF means exit
       close(w.fd);
       w.fd = -1;
-      int status = 0;
-      waitpid(w.pid, &status, 0);
+      const int status = res.reap(w.pid);
       w.pid = -1;
       const int slot = slots[k];
       const int64_t current = shared->slots[slot].current.load();
@@ -396,6 +653,46 @@ bool run_cases(const std::vector<Participant>& participants, std::vector<CaseDef
     }
   }
   return true;
+}
+
+bool start_worker_template(const std::vector<Participant>& participants, std::string* error) {
+  if (g_template.socket >= 0) return true;
+  int sockets[2];
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sockets) != 0) {
+    *error = std::string("cannot start the worker template: ") + std::strerror(errno);
+    return false;
+  }
+  // What the template needs of this process, set once: faults are attributed to plugins by
+  // their code ranges, and foreign frees checked against the arena.
+  refresh_code_ranges();
+  alloc_track::install_sanitizer_hooks();
+  alloc_track::set_harness_memory_check(owned_by_harness);
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(sockets[0]);
+    close(sockets[1]);
+    *error = std::string("cannot start the worker template: ") + std::strerror(errno);
+    return false;
+  }
+  if (pid == 0) {
+    close(sockets[0]);
+    template_main(participants, sockets[1], parent);
+  }
+  close(sockets[1]);
+  g_template = WorkerTemplate{pid, sockets[0]};
+  return true;
+}
+
+void stop_worker_template() {
+  if (g_template.socket < 0) return;
+  close(g_template.socket);  // the template exits at the end of its stream
+  int status = 0;
+  while (waitpid(g_template.pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  g_template = WorkerTemplate{};
 }
 
 }  // namespace dlc

@@ -21,6 +21,15 @@ struct RunnerOptions {
   std::function<void(size_t, size_t, size_t)> progress;
 };
 
+// Forks the worker template: call it once the plugins are loaded and their states created, and
+// before the plan is built. run_cases then forks its workers from the template, whose address
+// space is a twentieth of what the parent's is by then, which every fork and exit of a worker,
+// and of the child a worker forks for a case expected to crash, pays for. Without it (or if it
+// dies) run_cases forks from the calling process.
+[[nodiscard]] bool start_worker_template(const std::vector<Participant>& participants,
+                                         std::string* error);
+void stop_worker_template();
+
 // Runs every case; fills each CaseDef's result. Returns false (with a message) only on a harness
 // failure such as fork() failing repeatedly.
 [[nodiscard]] bool run_cases(const std::vector<Participant>& participants,

@@ -33,10 +33,16 @@ std::string roles_of(const LoadedPlugin& p) {
   return p.is_producer() ? "producer" : "consumer";
 }
 
-bool plan_filtered(const MatrixConfig& config, std::vector<Participant>* participants,
+bool plan_filtered(const MatrixConfig& config, bool to_run, std::vector<Participant>* participants,
                    std::vector<CaseDef>* cases, size_t* planned, std::string* error,
                    MatrixFailure* failure) {
   if (!load_participants(config.builtin, config.plugins, participants, error)) {
+    *failure = MatrixFailure::harness;
+    return false;
+  }
+  // The workers' template is forked before the plan exists, so that it stays small.
+  if (to_run && (!create_plugin_states(*participants, error) ||
+                 (config.isolate && !start_worker_template(*participants, error)))) {
     *failure = MatrixFailure::harness;
     return false;
   }
@@ -116,7 +122,7 @@ bool list_matrix(const MatrixConfig& config, std::vector<std::string>* ids, std:
   std::vector<Participant> participants;
   std::vector<CaseDef> cases;
   size_t planned = 0;
-  if (!plan_filtered(config, &participants, &cases, &planned, error, failure)) return false;
+  if (!plan_filtered(config, false, &participants, &cases, &planned, error, failure)) return false;
   for (const CaseDef& c : cases) ids->push_back(c.result.id);
   return true;
 }
@@ -126,9 +132,7 @@ bool run_matrix(const MatrixConfig& config, MatrixRun* out, std::string* error,
   *failure = MatrixFailure::none;
   std::vector<Participant> participants;
   std::vector<CaseDef> cases;
-  if (!plan_filtered(config, &participants, &cases, &out->planned, error, failure)) return false;
-  if (!create_plugin_states(participants, error)) {
-    *failure = MatrixFailure::harness;
+  if (!plan_filtered(config, true, &participants, &cases, &out->planned, error, failure)) {
     return false;
   }
   if (config.started) config.started(participants.size(), cases.size());
@@ -138,7 +142,9 @@ bool run_matrix(const MatrixConfig& config, MatrixRun* out, std::string* error,
   ro.case_timeout_seconds = config.timeout_seconds;
   ro.isolate = config.isolate;
   ro.progress = config.progress;
-  if (!run_cases(participants, cases, ro, error)) {
+  const bool ran = run_cases(participants, cases, ro, error);
+  stop_worker_template();
+  if (!ran) {
     *failure = MatrixFailure::harness;
     return false;
   }
