@@ -36,6 +36,9 @@ std::vector<Participant> g_consumers;
 extern "C" size_t dlc_fuzz_max_input_bytes() { return dlc_fuzz::kMaxInputBytes; }
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  // Shadow guards only when the three built-in consumers are all there is.
+  dlc_fuzz::choose_guards(std::getenv("DLCONFORM_PLUGIN") == nullptr &&
+                          dlc_fuzz::adapter_beside_executable().empty());
   g_consumers.push_back({dlc_fuzz::load_or_exit(dlc_fuzz::builtin_plugin_path(
                                                     "strict-consumer-v1_3"),
                                                 DLC_ROLE_CONSUMER),

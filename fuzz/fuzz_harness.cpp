@@ -123,8 +123,43 @@ void print_finding(const dlc::Finding& f) {
   write_stderr(line);
 }
 
+dlc::FaultFacts fault_facts(const dlc::SignalFacts& signal) {
+  dlc::FaultFacts facts;
+  facts.signal = signal;
+  facts.block = host().arena.facts(signal.address);
+  facts.misaligned_data = g_input != nullptr && g_input->misalign % 16 != 0;
+  facts.case_rule = g_input_rule;
+  facts.where = dlc::g_phase.where;
+  facts.plugin = dlc::g_phase.plugin;
+  return facts;
+}
+
+// A touch of a shadow guard (guard.h): ASan reports it as a use of poisoned memory, and the arena
+// and the judge name it as they name the page fault it stands for. False for any other report.
+bool judged_shadow_guard() {
+#if DLC_FUZZ_HAS_ASAN
+  if (!host().arena.uses_shadow_guards() || __asan_report_present() == 0) return false;
+  const char* description = __asan_get_report_description();
+  if (description == nullptr || std::strcmp(description, "use-after-poison") != 0) return false;
+  dlc::SignalFacts signal;
+  signal.signal = SIGSEGV;
+  signal.code = SEGV_ACCERR;
+  signal.address = reinterpret_cast<uintptr_t>(__asan_get_report_address());
+  signal.ip = reinterpret_cast<uintptr_t>(__asan_get_report_pc());
+  signal.is_write = __asan_get_report_access_type() != 0;
+  dlc::Finding f;
+  dlc::judge_fault(fault_facts(signal), &f);
+  print_finding(f);
+  print_reproducer();
+  return true;
+#else
+  return false;
+#endif
+}
+
 // A sanitizer found it (ASan, UBSan with halt_on_error): say where we were, after its report.
 void on_sanitizer_death() {
+  if (judged_shadow_guard()) return;
   write_stderr("dlconform fuzz: sanitizer-report: a sanitizer stopped the process in ");
   write_stderr(dlc::g_phase.where);
   write_stderr(" of ");
@@ -168,15 +203,8 @@ auto legacy_deleter() {
 }
 
 void on_fault(int sig, siginfo_t* info, void* context) {
-  dlc::FaultFacts facts;
-  facts.signal = dlc::decode_signal(sig, info, context);
-  facts.block = host().arena.facts(facts.signal.address);
-  facts.misaligned_data = g_input != nullptr && g_input->misalign % 16 != 0;
-  facts.case_rule = g_input_rule;
-  facts.where = dlc::g_phase.where;
-  facts.plugin = dlc::g_phase.plugin;
   dlc::Finding f;
-  dlc::judge_fault(facts, &f);
+  dlc::judge_fault(fault_facts(dlc::decode_signal(sig, info, context)), &f);
   print_finding(f);
   print_reproducer();
   sigaction(sig, sig == SIGSEGV ? &g_previous_segv : &g_previous_bus, nullptr);
@@ -308,8 +336,22 @@ std::string adapter_beside_executable() {
   return std::filesystem::exists(adapter, ec) ? adapter : std::string();
 }
 
+void choose_guards(bool every_reader_instrumented) {
+  const char* wanted = std::getenv("DLCONFORM_GUARDS");
+  if (wanted != nullptr && std::strcmp(wanted, "pages") != 0 && std::strcmp(wanted, "auto") != 0) {
+    std::fprintf(stderr,
+                 "dlconform fuzz: cannot start: DLCONFORM_GUARDS: expected pages or auto but "
+                 "found %s\n", wanted);
+    std::exit(1);
+  }
+  if (every_reader_instrumented && (wanted == nullptr || std::strcmp(wanted, "auto") == 0)) {
+    host().arena.use_shadow_guards();
+  }
+}
+
 dlc::LoadedPlugin load_consumer_under_test(const char* default_name) {
   if (const char* path = std::getenv("DLCONFORM_PLUGIN")) {
+    choose_guards(false);  // a plugin of unknown build: pages
     return load_or_exit(path, DLC_ROLE_CONSUMER);
   }
   const char* name = std::getenv("DLCONFORM_CONSUMER");
@@ -317,19 +359,24 @@ dlc::LoadedPlugin load_consumer_under_test(const char* default_name) {
     // OSS-Fuzz and ClusterFuzzLite pass no environment: a framework's adapter shipped as
     // $OUT/dlconform-plugins/dlc-adapter.so (tools/oss-fuzz-build.sh) is the default there.
     const std::string adapter = adapter_beside_executable();
-    if (!adapter.empty()) return load_or_exit(adapter, DLC_ROLE_CONSUMER);
+    if (!adapter.empty()) {
+      choose_guards(false);
+      return load_or_exit(adapter, DLC_ROLE_CONSUMER);
+    }
   }
+  // A built-in consumer is compiled with this target's sanitizers.
+  choose_guards(true);
   return load_or_exit(builtin_plugin_path(name != nullptr ? name : default_name),
                       DLC_ROLE_CONSUMER);
 }
 
 const char* label(const dlc::LoadedPlugin& plugin) {
-  static std::deque<std::string> labels;  // stable addresses for the phase
-  const std::string text = plugin.name() + "@" + plugin.header();
-  for (const std::string& l : labels) {
-    if (l == text) return l.c_str();
+  // Stable addresses for the phase, one per plugin table: worked out once, not per input.
+  static std::deque<std::pair<const DLCPlugin*, std::string>> labels;
+  for (const auto& [table, text] : labels) {
+    if (table == plugin.table) return text.c_str();
   }
-  return labels.emplace_back(text).c_str();
+  return labels.emplace_back(plugin.table, plugin.name() + "@" + plugin.header()).second.c_str();
 }
 
 void install_fault_handler() {

@@ -42,6 +42,10 @@ std::string adapter_beside_executable();
 // The consumer under test: $DLCONFORM_PLUGIN (a path), else the built-in $DLCONFORM_CONSUMER,
 // else the adapter beside the executable, else `default_name`.
 dlc::LoadedPlugin load_consumer_under_test(const char* default_name);
+// The arena's guards (guard.h): ASan's shadow where every reader is compiled with this target's
+// sanitizers (the built-in consumers) and the build has ASan, pages otherwise, or always pages
+// with DLCONFORM_GUARDS=pages. Call before the first tensor is built.
+void choose_guards(bool every_reader_instrumented);
 
 // "planted-oob-shape@v1.3", kept for the life of the process (the phase points at it).
 const char* label(const dlc::LoadedPlugin& plugin);

@@ -22,6 +22,27 @@ uint32_t size_class_of(size_t size) noexcept {
   return c;
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+#define DLC_GUARD_HAS_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define DLC_GUARD_HAS_ASAN 1
+#endif
+#endif
+
+#if DLC_GUARD_HAS_ASAN
+#include <sanitizer/asan_interface.h>
+void shadow_close(uintptr_t start, size_t bytes) noexcept {
+  __asan_poison_memory_region(reinterpret_cast<void*>(start), bytes);
+}
+void shadow_open(uintptr_t start, size_t bytes) noexcept {
+  __asan_unpoison_memory_region(reinterpret_cast<void*>(start), bytes);
+}
+#else
+void shadow_close(uintptr_t, size_t) noexcept {}
+void shadow_open(uintptr_t, size_t) noexcept {}
+#endif
+
 // Linux 6.13's guard markers; Debian 12's headers predate them.
 constexpr int kMadvGuardInstall = 102;
 constexpr int kMadvGuardRemove = 103;
@@ -49,8 +70,24 @@ const char* to_string(DLCAllocKind kind) noexcept {
   return "block";
 }
 
+bool GuardArena::shadow_guards_available() noexcept {
+#if DLC_GUARD_HAS_ASAN
+  return true;
+#else
+  return false;
+#endif
+}
+
+bool GuardArena::use_shadow_guards() noexcept {
+  if (!shadow_guards_available() || chunk_count_ != 0) return shadow_;
+  shadow_ = true;
+  return true;
+}
+
 GuardArena::~GuardArena() {
   for (uint16_t i = 0; i < chunk_count_; ++i) {
+    // A later mapping at these addresses must not inherit the poison.
+    if (shadow_) shadow_open(chunks_[i].base, chunks_[i].slot_bytes * chunks_[i].slot_count);
     munmap(reinterpret_cast<void*>(chunks_[i].base), chunks_[i].slot_bytes * chunks_[i].slot_count);
     munmap(chunks_[i].slots,
            sizeof(Slot) * chunks_[i].slot_count + sizeof(uint64_t) * ((chunks_[i].slot_count + 63) / 64));
@@ -66,6 +103,10 @@ int GuardArena::protect(uintptr_t start, size_t bytes, int prot) noexcept {
 }
 
 int GuardArena::set_access(uintptr_t start, size_t bytes, bool open) noexcept {
+  if (shadow_) {
+    (open ? shadow_open : shadow_close)(start, bytes);
+    return 0;
+  }
   if (!guard_markers_) return protect(start, bytes, open ? PROT_READ | PROT_WRITE : PROT_NONE);
   ++syscalls_;
   return madvise(reinterpret_cast<void*>(start), bytes, open ? kMadvGuardRemove : kMadvGuardInstall);
@@ -86,7 +127,10 @@ bool GuardArena::add_chunk(uint32_t size_class) noexcept {
   void* meta = map(meta_bytes, PROT_READ | PROT_WRITE);
   syscalls_ += 2;
   bool closed = false;
-  if (base != nullptr && chunk_count_ == 0) {
+  if (base != nullptr && shadow_) {
+    shadow_close(reinterpret_cast<uintptr_t>(base), slot_bytes * count);
+    closed = true;
+  } else if (base != nullptr && chunk_count_ == 0) {
     closed = guard_markers_ = madvise(base, slot_bytes * count, kMadvGuardInstall) == 0;
     ++syscalls_;
   }
@@ -278,7 +322,7 @@ void GuardArena::free(void* pointer) noexcept {
     span(*c, si, s->size, &from, &bytes);
     // A guard marker leaves the protection as it was: read-only pages are made writable again
     // first, for the slot's next block.
-    if (guard_markers_ && s->state == BlockState::read_only) {
+    if ((guard_markers_ || shadow_) && s->state == BlockState::read_only) {
       protect(from, bytes, PROT_READ | PROT_WRITE);
     }
     if (batch_depth_ > 0 && pending_count_ == kMaxPending) close_pending();

@@ -18,6 +18,12 @@
 // it into a mapping per slot, which every later mprotect and every fork of a worker pays for.
 // Older kernels get mprotect.
 //
+// Shadow guards: where every reader of the arena's memory is compiled with AddressSanitizer (a
+// fuzz target and the built-in consumers of a sanitized build), the same pages are made
+// inaccessible in ASan's shadow instead of in the page tables: no system call and no page fault
+// at all, and a touch is reported by ASan, at the same addresses a page would have faulted at.
+// Never for a reader that is not instrumented (a framework's library): only pages stop that.
+//
 // The arena reports facts about a faulting address (which block, its kind, state and the struct
 // kind it was told, the offset); the judge turns them into a finding and a rule.
 #pragma once
@@ -92,6 +98,12 @@ class GuardArena {
   uint64_t syscalls() const noexcept { return syscalls_; }
   // Whether inaccessible pages are guard markers (Linux 6.13+) rather than PROT_NONE.
   bool uses_guard_markers() const noexcept { return guard_markers_; }
+  // Switches to shadow guards (see above). False, and nothing changed, in a build without ASan
+  // or once the first block was handed out.
+  bool use_shadow_guards() noexcept;
+  bool uses_shadow_guards() const noexcept { return shadow_; }
+  // Whether this build can have shadow guards.
+  static bool shadow_guards_available() noexcept;
 
  private:
   void* poison(size_t size, BlockState state) noexcept;
@@ -167,6 +179,7 @@ class GuardArena {
   uint32_t quarantine_ = kQuarantineCases;
   uint64_t syscalls_ = 0;
   bool guard_markers_ = false;  // decided when the first chunk is mapped
+  bool shadow_ = false;
 };
 
 const char* to_string(DLCAllocKind kind) noexcept;
