@@ -43,7 +43,9 @@ class FuzzData {
 // Writes values in the order FuzzData takes them; bytes() is an input that reads them back.
 class FuzzWriter {
  public:
-  FuzzWriter() { reversed_.reserve(1024); }  // the largest input is about a kilobyte
+  // Enough for any input a decoder of these targets reads (the largest is about a kilobyte);
+  // bytes past it are dropped, and bytes() says so by returning nothing.
+  static constexpr size_t kCapacity = 4096;
 
   template <class T>
   FuzzWriter& put(T value) {
@@ -51,7 +53,8 @@ class FuzzWriter {
     using U = std::make_unsigned_t<T>;
     U bits = static_cast<U>(value);
     for (size_t i = 0; i < sizeof(T); ++i) {
-      reversed_.push_back(static_cast<uint8_t>(bits & 0xFF));
+      if (size_ < kCapacity) reversed_[size_] = static_cast<uint8_t>(bits & 0xFF);
+      ++size_;
       bits = static_cast<U>(bits >> 8);
     }
     return *this;
@@ -60,14 +63,17 @@ class FuzzWriter {
   // The input. Leading zero bytes (the last values put, if zero) are dropped: FuzzData reads
   // missing bytes as zeros, so a decoder that never asks how much is left reads the same values.
   std::vector<uint8_t> bytes() const {
-    size_t kept = reversed_.size();
+    if (size_ > kCapacity) return {};
+    size_t kept = size_;
     while (kept > 0 && reversed_[kept - 1] == 0) --kept;
-    return std::vector<uint8_t>(reversed_.rend() - static_cast<std::ptrdiff_t>(kept),
-                                reversed_.rend());
+    std::vector<uint8_t> out(kept);
+    for (size_t i = 0; i < kept; ++i) out[i] = reversed_[kept - 1 - i];
+    return out;
   }
 
  private:
-  std::vector<uint8_t> reversed_;
+  uint8_t reversed_[kCapacity];
+  size_t size_ = 0;
 };
 
 }  // namespace dlc_fuzz
