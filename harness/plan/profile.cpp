@@ -91,8 +91,11 @@ uint32_t strides_needed(const DLCTensorSpec& s) {
     need |= DLC_STRIDES_POSITIVE;
     // Positive strides whose elements overlap: the span holds fewer slots than elements.
     const geo::SpecGeometry g = geo::geometry(s);
-    if (g.g.valid && !g.g.packed_subbyte && g.g.numel > 0 &&
-        static_cast<uint64_t>(g.g.max_offset - g.g.min_offset + 1) < g.g.numel) {
+    // The span in elements, in unsigned arithmetic: max_offset - min_offset + 1 reaches 2^63
+    // for a fuzzed stride of INT64_MAX (a valid geometry's span fits 64 bits unsigned).
+    const uint64_t slots = static_cast<uint64_t>(g.g.max_offset) +
+                           (0 - static_cast<uint64_t>(g.g.min_offset)) + 1;
+    if (g.g.valid && !g.g.packed_subbyte && g.g.numel > 0 && slots < g.g.numel) {
       need |= DLC_STRIDES_OVERLAPPING;
     }
   }

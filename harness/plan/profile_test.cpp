@@ -86,3 +86,18 @@ TEST_CASE("profile: what a profile admits", "[unit]") {
     CHECK(dlc::producer_can_make(all, t));
   }
 }
+
+TEST_CASE("profile: a stride of INT64_MAX is judged without overflow", "[unit]") {
+  // Found by the soak of the differential fuzzer: the overlap check computed the span in
+  // elements as max_offset - min_offset + 1 in signed arithmetic, 2^63 here.
+  dlc::TensorCase t = tensor("f32_8x8");
+  t.spec.dtype = DLCDtype{0, 8, 1};  // int8: a span of 2^63 bytes still fits 64 bits
+  t.spec.ndim = 1;
+  t.spec.shape[0] = 2;
+  t.spec.strides[0] = INT64_MAX;
+  t.spec.has_strides = 1;
+  dlc::Profile any = dlc::default_profile();
+  any.dtypes.clear();
+  any.strides = 15;
+  CHECK(dlc::consumer_supports(any, t));  // positive, far apart, not overlapping
+}
