@@ -98,6 +98,9 @@ int64_t now_ns() {
       .count();
 }
 
+// Whether this worker's output goes to its own log (never truncate anything else).
+bool g_output_is_log = false;
+
 // Worker-side state the fault handler reads.
 CaseRecord* g_records = nullptr;
 std::atomic<int64_t>* g_done = nullptr;
@@ -189,9 +192,10 @@ void run_in_child(const std::vector<Participant>& participants, const CaseDef& c
                   double timeout_seconds) {
   std::fflush(stdout);
   std::fflush(stderr);
-  if (ftruncate(STDERR_FILENO, 0) == 0) lseek(STDERR_FILENO, 0, SEEK_SET);
+  if (g_output_is_log && ftruncate(STDERR_FILENO, 0) == 0) lseek(STDERR_FILENO, 0, SEEK_SET);
   const pid_t pid = fork();
   if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);  // a hung case goes with its worker, however that ends
     run_exchange(participants, c, &records[i]);
     records[i].done.store(1, std::memory_order_release);
     shared->done.fetch_add(1);
@@ -253,6 +257,7 @@ void run_in_child(const std::vector<Participant>& participants, const CaseDef& c
     dup2(log, 1);
     dup2(log, 2);
     close(log);
+    g_output_is_log = true;
   }
   const RunLayout layout(static_cast<size_t>(total));
   char* base = static_cast<char*>(mapping);
@@ -335,6 +340,9 @@ ssize_t receive_with_fd(int socket, void* data, size_t size, int* fd) {
                                 pid_t parent) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != parent) _exit(0);
+  // A child a worker forked for a case, left behind when a timeout kills the worker's group,
+  // comes back here to be reaped.
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
   void* mapping = nullptr;
   size_t mapping_bytes = 0;
   int64_t total = 0;

@@ -1,0 +1,86 @@
+// The runner's isolation: workers forked from the template, and the child a worker forks for a
+// case expected to be broken. (Declared in cli/meson.build, where the test plugins are built.)
+#include "runner.h"
+
+#include <sys/wait.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "catch.hpp"
+#include "exchange.h"
+#include "session.h"
+
+namespace {
+
+std::string env(const char* name) {
+  const char* value = std::getenv(name);
+  REQUIRE(value != nullptr);
+  return value;
+}
+
+// The cases the plan makes for the example producer and `consumer`, each marked as expected to
+// be broken, so that its worker runs it in a child of its own.
+std::vector<dlc::CaseDef> broken_cases(const std::vector<dlc::Participant>& participants,
+                                       const std::string& consumer, size_t count) {
+  std::vector<dlc::CaseDef> cases;
+  for (dlc::CaseDef& c : dlc::plan_matrix(participants)) {
+    if (c.consumer < 0 || participants[c.consumer].plugin.path != consumer || c.raw) continue;
+    c.result.expected = dlc::Expectation::broken;
+    cases.push_back(c);
+    if (cases.size() == count) break;
+  }
+  return cases;
+}
+
+// Runs `count` cases of the example producer and `consumer` (a path), each marked as expected to
+// be broken, as the matrix command runs them: the template started before the plan, then
+// stopped. Returns the cases with their results, and the seconds run_cases took.
+std::vector<dlc::CaseDef> run_broken(const std::string& consumer, size_t count,
+                                     const dlc::RunnerOptions& options, double* seconds) {
+  std::vector<dlc::Participant> participants;
+  std::string error;
+  INFO(error);
+  REQUIRE(dlc::load_participants(false, {env("EXAMPLE_PRODUCER"), consumer}, &participants,
+                                 &error));
+  REQUIRE(dlc::create_plugin_states(participants, &error));
+  REQUIRE(dlc::start_worker_template(participants, &error));
+  std::vector<dlc::CaseDef> cases = broken_cases(participants, consumer, count);
+  REQUIRE(cases.size() == count);
+  const auto start = std::chrono::steady_clock::now();
+  REQUIRE(dlc::run_cases(participants, cases, options, &error));
+  *seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  dlc::stop_worker_template();
+  // The template and every process it forked are gone.
+  CHECK(waitpid(-1, nullptr, WNOHANG) == -1);
+  CHECK(errno == ECHILD);
+  return cases;
+}
+
+}  // namespace
+
+TEST_CASE("runner: a case expected to crash is judged in a child of its worker", "[matrix]") {
+  dlc::RunnerOptions options;
+  options.jobs = 1;
+  double seconds = 0;
+  for (const dlc::CaseDef& c : run_broken(env("CRASH_PLUGIN"), 6, options, &seconds)) {
+    INFO(c.result.id);
+    CHECK(c.result.verdict == dlc::Verdict::crash);
+    CHECK(c.result.finding_class == "wild-pointer");
+  }
+}
+
+TEST_CASE("runner: a child that hangs is killed with its worker at the timeout", "[matrix]") {
+  dlc::RunnerOptions options;
+  options.jobs = 2;
+  options.case_timeout_seconds = 0.3;
+  double seconds = 0;
+  for (const dlc::CaseDef& c : run_broken(env("HANG_PLUGIN"), 3, options, &seconds)) {
+    INFO(c.result.id);
+    CHECK(c.result.verdict == dlc::Verdict::timeout);
+  }
+  CHECK(seconds < 10);  // three timeouts of 0.3 s on two workers, and their restarts
+}
