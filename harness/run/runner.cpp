@@ -15,6 +15,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 
@@ -402,6 +403,15 @@ ssize_t receive_with_fd(int socket, void* data, size_t size, int* fd) {
   }
 }
 
+bool other_threads_running() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("Threads:", 0) == 0) return std::atoi(line.c_str() + 8) > 1;
+  }
+  return true;  // unknown: assume the worst
+}
+
 // One request and its reply; false if the template is gone (it is then stopped for good).
 bool ask_template(const TemplateRequest& request, int fd, TemplateReply* reply) {
   if (g_template.socket < 0) return false;
@@ -665,6 +675,13 @@ bool run_cases(const std::vector<Participant>& participants, std::vector<CaseDef
 
 bool start_worker_template(const std::vector<Participant>& participants, std::string* error) {
   if (g_template.socket >= 0) return true;
+  // A fork copies only the calling thread. A plugin that started threads (a framework's pool)
+  // may have one inside the allocator right now, and its lock would stay taken in the template
+  // and in every worker forked from it. Such a process keeps forking its workers itself, later,
+  // once its threads are idle.
+  if (other_threads_running()) return true;
+  // Built here once, not in every worker.
+  (void)tensor_catalogue();
   int sockets[2];
   if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sockets) != 0) {
     *error = std::string("cannot start the worker template: ") + std::strerror(errno);

@@ -25,7 +25,8 @@ struct RunnerOptions {
 // before the plan is built. run_cases then forks its workers from the template, whose address
 // space is a twentieth of what the parent's is by then, which every fork and exit of a worker,
 // and of the child a worker forks for a case expected to crash, pays for. Without it (or if it
-// dies) run_cases forks from the calling process.
+// dies) run_cases forks from the calling process; so it does when this process already runs
+// other threads (a plugin's pool), whose locks a fork now could copy in a taken state.
 [[nodiscard]] bool start_worker_template(const std::vector<Participant>& participants,
                                          std::string* error);
 void stop_worker_template();
