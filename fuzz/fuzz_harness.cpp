@@ -251,8 +251,7 @@ struct LastFill {
   int64_t strides[kMaxBackedNdim];
   bool strides_given = false;
   uint64_t origin = 0;  // of the first element, from the start of the storage
-  uint64_t input_serial = 0;
-  bool computed = false;
+  uint64_t input_serial = 0;  // of the input `data` was worked out for (0: none yet)
   ExpectedData data;
 } g_last_fill;
 uint64_t g_input_serial = 0;
@@ -262,10 +261,9 @@ uint64_t g_input_serial = 0;
 DLC_FUZZ_NO_COVERAGE ExpectedData expected_data(const Built& built) {
   LastFill& f = g_last_fill;
   if (!built.digest_known) return {};
-  if (f.computed && f.input_serial == g_input_serial) return f.data;
+  if (f.input_serial == g_input_serial) return f.data;
   f.data.digest = dlc::geo::digest(f.g, f.ndim, f.shape, f.strides_given ? f.strides : nullptr,
                                    fill_pattern() + f.origin, &f.data.elements);
-  f.computed = true;
   f.input_serial = g_input_serial;
   return f.data;
 }

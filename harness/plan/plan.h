@@ -37,8 +37,9 @@ struct Participant {
 [[nodiscard]] bool describe(const LoadedPlugin& plugin, bool builtin, Participant* out,
                             std::string* error);
 
-// One exchange to run.
-struct CaseDef {
+// What an exchange needs of a case: no strings, so that a forked worker can read it from shared
+// memory (harness/run/runner.cpp).
+struct CaseSpec {
   int producer = -1;  // index into the participants
   int consumer = -1;  // -1: the harness itself consumes (negotiation cases)
   int tensor = 0;     // index into tensor_catalogue()
@@ -49,6 +50,10 @@ struct CaseDef {
   bool must_accept = false;    // a valid tensor inside the consumer's profile
   bool request_valid = true;   // the producer must hand over a valid tensor
   bool in_producer_profile = true;
+};
+
+// One exchange to run.
+struct CaseDef : CaseSpec {
   CaseResult result;  // id, scenario, parties, expectation filled in by the plan
 };
 

@@ -40,55 +40,30 @@ struct Shared {
   std::atomic<int64_t> next{0};
   std::atomic<int64_t> done{0};
   WorkerSlot slots[kMaxJobs];
-  // Followed by one CaseSpec and one CaseRecord per case.
+  // Followed by one RunCase and one CaseRecord per case.
 };
 
-// What a worker needs of a case: the plan's CaseDef without its strings, so that a worker forked
-// from the template (which never saw the plan) reads it from the shared mapping.
-struct CaseSpec {
-  int producer;
-  int consumer;
-  int tensor;
-  DLCVersion max_version;
-  bool raw;
-  bool override_request;
-  bool has_max_version;
-  bool must_accept;
-  bool request_valid;
-  bool in_producer_profile;
+// A case in the run's shared mapping: what the exchange needs, and the expectation (it decides
+// whether the worker runs the case in a child of its own).
+struct RunCase {
+  CaseSpec spec;
   Expectation expected;
 };
 
-CaseSpec spec_of(const CaseDef& c) {
-  return CaseSpec{c.producer,         c.consumer,        c.tensor,
-                  c.max_version,      c.raw,             c.override_request,
-                  c.has_max_version,  c.must_accept,     c.request_valid,
-                  c.in_producer_profile, c.result.expected};
-}
-
-CaseDef def_of(const CaseSpec& s) {
+CaseDef def_of(const RunCase& r) {
   CaseDef c;
-  c.producer = s.producer;
-  c.consumer = s.consumer;
-  c.tensor = s.tensor;
-  c.raw = s.raw;
-  c.override_request = s.override_request;
-  c.has_max_version = s.has_max_version;
-  c.max_version = s.max_version;
-  c.must_accept = s.must_accept;
-  c.request_valid = s.request_valid;
-  c.in_producer_profile = s.in_producer_profile;
-  c.result.expected = s.expected;
+  static_cast<CaseSpec&>(c) = r.spec;
+  c.result.expected = r.expected;
   return c;
 }
 
-// The shared mapping of a run: [Shared][CaseSpec x total][CaseRecord x total].
+// The shared mapping of a run: [Shared][RunCase x total][CaseRecord x total].
 struct RunLayout {
   size_t specs_at = 0, records_at = 0, bytes = 0;
   explicit RunLayout(size_t total) {
     auto up = [](size_t n) { return (n + 63) & ~size_t{63}; };
     specs_at = up(sizeof(Shared));
-    records_at = up(specs_at + sizeof(CaseSpec) * total);
+    records_at = up(specs_at + sizeof(RunCase) * total);
     bytes = up(records_at + sizeof(CaseRecord) * total);
   }
 };
@@ -109,6 +84,14 @@ volatile int64_t g_current_case = -1;
 
 bool owned_by_harness(const void* p) {
   return process_host().arena.facts(reinterpret_cast<uintptr_t>(p)).found;
+}
+
+// What a process must know before it forks workers (or the template that forks them): the
+// plugins' code ranges, to attribute a fault, and the arena, to tell a foreign free.
+void prepare_fault_attribution() {
+  refresh_code_ranges();
+  alloc_track::install_sanitizer_hooks();
+  alloc_track::set_harness_memory_check(owned_by_harness);
 }
 
 // Async-signal-safe: judge the fault, write the case's record, exit.
@@ -217,7 +200,7 @@ void run_in_child(const std::vector<Participant>& participants, const CaseDef& c
 }
 
 [[noreturn]] void worker_main(const std::vector<Participant>& participants, int64_t total,
-                              const CaseSpec* specs, Shared* shared, CaseRecord* records,
+                              const RunCase* specs, Shared* shared, CaseRecord* records,
                               int slot, const std::string& log_path, double timeout_seconds) {
   g_records = records;
   g_done = &shared->done;
@@ -262,7 +245,7 @@ void run_in_child(const std::vector<Participant>& participants, const CaseDef& c
   }
   const RunLayout layout(static_cast<size_t>(total));
   char* base = static_cast<char*>(mapping);
-  worker_main(participants, total, reinterpret_cast<const CaseSpec*>(base + layout.specs_at),
+  worker_main(participants, total, reinterpret_cast<const RunCase*>(base + layout.specs_at),
               reinterpret_cast<Shared*>(base), reinterpret_cast<CaseRecord*>(base + layout.records_at),
               slot, log_path, timeout_seconds);
 }
@@ -483,9 +466,7 @@ bool run_cases(const std::vector<Participant>& participants, std::vector<CaseDef
   const size_t total = cases.size();
   size_t reported = 0, unexpected = 0;
   std::vector<bool> collected(total, false);
-  refresh_code_ranges();
-  alloc_track::install_sanitizer_hooks();
-  alloc_track::set_harness_memory_check(owned_by_harness);
+  prepare_fault_attribution();
   auto collect = [&](size_t i, const CaseRecord& record) {
     if (collected[i]) return;
     collected[i] = true;
@@ -518,10 +499,10 @@ bool run_cases(const std::vector<Participant>& participants, std::vector<CaseDef
   }
   res.shared = new (mapping) Shared{};
   char* base = static_cast<char*>(mapping);
-  auto* specs = reinterpret_cast<CaseSpec*>(base + layout.specs_at);
+  auto* specs = reinterpret_cast<RunCase*>(base + layout.specs_at);
   auto* records = reinterpret_cast<CaseRecord*>(base + layout.records_at);
   for (size_t i = 0; i < total; ++i) {
-    specs[i] = spec_of(cases[i]);
+    new (&specs[i]) RunCase{cases[i], cases[i].result.expected};
     new (&records[i]) CaseRecord{};
   }
   Shared* shared = res.shared;
@@ -689,9 +670,7 @@ bool start_worker_template(const std::vector<Participant>& participants, std::st
   }
   // What the template needs of this process, set once: faults are attributed to plugins by
   // their code ranges, and foreign frees checked against the arena.
-  refresh_code_ranges();
-  alloc_track::install_sanitizer_hooks();
-  alloc_track::set_harness_memory_check(owned_by_harness);
+  prepare_fault_attribution();
   std::fflush(stdout);
   std::fflush(stderr);
   const pid_t parent = getpid();
