@@ -21,27 +21,14 @@
 #include "geometry.hpp"
 #include "judge.h"
 #include "phase.h"
+#include "sanitizer_build.h"
 #include "suppressions.h"
 #include "validate.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define DLC_FUZZ_HAS_SANITIZER 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(undefined_behavior_sanitizer)
-#define DLC_FUZZ_HAS_SANITIZER 1
-#endif
-#endif
-#if DLC_FUZZ_HAS_SANITIZER
+#if DLC_HAS_SANITIZER
 #include <sanitizer/common_interface_defs.h>
 #endif
-#if defined(__SANITIZE_ADDRESS__)
-#define DLC_FUZZ_HAS_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define DLC_FUZZ_HAS_ASAN 1
-#endif
-#endif
-#if DLC_FUZZ_HAS_ASAN
+#if DLC_HAS_ASAN
 #include <sanitizer/asan_interface.h>
 #endif
 
@@ -137,7 +124,7 @@ dlc::FaultFacts fault_facts(const dlc::SignalFacts& signal) {
 // A touch of a shadow guard (guard.h): ASan reports it as a use of poisoned memory, and the arena
 // and the judge name it as they name the page fault it stands for. False for any other report.
 bool judged_shadow_guard() {
-#if DLC_FUZZ_HAS_ASAN
+#if DLC_HAS_ASAN
   if (!host().arena.uses_shadow_guards() || __asan_report_present() == 0) return false;
   const char* description = __asan_get_report_description();
   if (description == nullptr || std::strcmp(description, "use-after-poison") != 0) return false;
@@ -217,13 +204,6 @@ std::string exe_dir() {
   return ec ? std::string() : exe.parent_path().string();
 }
 
-// The harness's own loops are not what the fuzzer should explore: no coverage feedback.
-#if defined(__clang__)
-#define DLC_FUZZ_NO_COVERAGE __attribute__((no_sanitize("coverage")))
-#else
-#define DLC_FUZZ_NO_COVERAGE
-#endif
-
 // Budget of one input: larger valid tensors are skipped rather than backed.
 constexpr int64_t kMaxBackedNdim = 1024;
 constexpr uint64_t kMaxBackedBytes = uint64_t{256} << 10;
@@ -258,7 +238,7 @@ uint64_t g_input_serial = 0;
 
 }  // namespace
 
-DLC_FUZZ_NO_COVERAGE ExpectedData expected_data(const Built& built) {
+DLC_NO_COVERAGE ExpectedData expected_data(const Built& built) {
   LastFill& f = g_last_fill;
   if (!built.digest_known) return {};
   if (f.input_serial == g_input_serial) return f.data;
@@ -393,10 +373,10 @@ void install_fault_handler() {
   std::snprintf(g_reproduce, sizeof g_reproduce, "%s", command.c_str());
   // The words go after the sanitizer's report. libFuzzer's own death callback writes the crash
   // file and must not be replaced: under libFuzzer, hook ASan's report instead.
-#if DLC_FUZZ_HAS_SANITIZER
+#if DLC_HAS_SANITIZER
   if (LLVMFuzzerMutate == nullptr) __sanitizer_set_death_callback(on_sanitizer_death);
 #endif
-#if DLC_FUZZ_HAS_ASAN
+#if DLC_HAS_ASAN
   if (LLVMFuzzerMutate != nullptr) __asan_set_error_report_callback(on_asan_report);
 #endif
   struct sigaction action {};
@@ -442,7 +422,7 @@ dlc::Rule rule_exercised(const TensorInput& in) {
   return dlc::Rule::LAY_1;
 }
 
-DLC_FUZZ_NO_COVERAGE Built build_tensor(const TensorInput& in, bool versioned,
+DLC_NO_COVERAGE Built build_tensor(const TensorInput& in, bool versioned,
                                          uint32_t consumer_major, bool fill) {
   Built b;
   if (in.ndim > kMaxBackedNdim) {

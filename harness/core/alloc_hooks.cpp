@@ -10,15 +10,9 @@
 
 #include "alloc_track.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define DLC_HOOKS_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define DLC_HOOKS_ASAN 1
-#endif
-#endif
+#include "sanitizer_build.h"
 
-#if !defined(DLC_HOOKS_ASAN)
+#if !DLC_HAS_ASAN
 
 extern "C" {
 void* __libc_malloc(size_t size);

@@ -7,14 +7,8 @@
 
 #include "phase.h"
 #include "safe_text.h"
+#include "sanitizer_build.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define DLC_HAS_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define DLC_HAS_ASAN 1
-#endif
-#endif
 #if DLC_HAS_ASAN
 // The sanitizers' allocation hooks (compiler-rt's sanitizer/allocator_interface.h, which gcc's
 // runtime exports without shipping the header).

@@ -6,6 +6,11 @@
 
 #include <cstring>
 
+#include "sanitizer_build.h"
+#if DLC_HAS_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
+
 namespace dlc {
 namespace {
 
@@ -22,16 +27,7 @@ uint32_t size_class_of(size_t size) noexcept {
   return c;
 }
 
-#if defined(__SANITIZE_ADDRESS__)
-#define DLC_GUARD_HAS_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define DLC_GUARD_HAS_ASAN 1
-#endif
-#endif
-
-#if DLC_GUARD_HAS_ASAN
-#include <sanitizer/asan_interface.h>
+#if DLC_HAS_ASAN
 void shadow_close(uintptr_t start, size_t bytes) noexcept {
   __asan_poison_memory_region(reinterpret_cast<void*>(start), bytes);
 }
@@ -42,6 +38,9 @@ void shadow_open(uintptr_t start, size_t bytes) noexcept {
 void shadow_close(uintptr_t, size_t) noexcept {}
 void shadow_open(uintptr_t, size_t) noexcept {}
 #endif
+
+// A chunk's availability bitmap: one bit per slot.
+size_t bitmap_words(size_t slots) noexcept { return (slots + 63) / 64; }
 
 // Linux 6.13's guard markers; Debian 12's headers predate them.
 constexpr int kMadvGuardInstall = 102;
@@ -70,8 +69,12 @@ const char* to_string(DLCAllocKind kind) noexcept {
   return "block";
 }
 
+size_t GuardArena::metadata_bytes(size_t slots) noexcept {
+  return sizeof(Slot) * slots + sizeof(uint64_t) * bitmap_words(slots);
+}
+
 bool GuardArena::shadow_guards_available() noexcept {
-#if DLC_GUARD_HAS_ASAN
+#if DLC_HAS_ASAN
   return true;
 #else
   return false;
@@ -89,8 +92,7 @@ GuardArena::~GuardArena() {
     // A later mapping at these addresses must not inherit the poison.
     if (shadow_) shadow_open(chunks_[i].base, chunks_[i].slot_bytes * chunks_[i].slot_count);
     munmap(reinterpret_cast<void*>(chunks_[i].base), chunks_[i].slot_bytes * chunks_[i].slot_count);
-    munmap(chunks_[i].slots,
-           sizeof(Slot) * chunks_[i].slot_count + sizeof(uint64_t) * ((chunks_[i].slot_count + 63) / 64));
+    munmap(chunks_[i].slots, metadata_bytes(chunks_[i].slot_count));
   }
   if (quarantine_ring_ != nullptr) {
     munmap(quarantine_ring_, sizeof(QuarantineEntry) * kQuarantineCapacity);
@@ -119,18 +121,14 @@ bool GuardArena::add_chunk(uint32_t size_class) noexcept {
   // About 2 MiB of slots per chunk, and at least 4.
   size_t count = (size_t{2} << 20) / slot_bytes;
   if (count < 4) count = 4;
-  const size_t words = (count + 63) / 64;
-  const size_t meta_bytes = sizeof(Slot) * count + sizeof(uint64_t) * words;
+  const size_t meta_bytes = metadata_bytes(count);
   // Every slot starts inaccessible, body and guard: allocation opens the pages a block spans.
   // The first chunk decides between guard markers and PROT_NONE.
   void* base = map(slot_bytes * count, PROT_READ | PROT_WRITE);
   void* meta = map(meta_bytes, PROT_READ | PROT_WRITE);
   syscalls_ += 2;
   bool closed = false;
-  if (base != nullptr && shadow_) {
-    shadow_close(reinterpret_cast<uintptr_t>(base), slot_bytes * count);
-    closed = true;
-  } else if (base != nullptr && chunk_count_ == 0) {
+  if (base != nullptr && chunk_count_ == 0 && !shadow_) {
     closed = guard_markers_ = madvise(base, slot_bytes * count, kMadvGuardInstall) == 0;
     ++syscalls_;
   }
@@ -187,7 +185,7 @@ GuardArena::Slot* GuardArena::take_slot(size_t size, uint16_t* chunk_out,
   uint32_t from = cur.slot;
   for (uint32_t visited = 0; visited <= chunk_count_; ++visited) {
     Chunk& c = chunks_[ci];
-    const uint32_t words = (c.slot_count + 63) / 64;
+    const size_t words = bitmap_words(c.slot_count);
     for (uint32_t w = from / 64; w < words; ++w) {
       uint64_t bits = c.available[w];
       if (w == from / 64) bits &= ~uint64_t{0} << (from % 64);

@@ -142,6 +142,8 @@ class GuardArena {
   void make_available(uint16_t chunk, uint32_t slot) noexcept;  // back to the class's list
   // The pages a block of `size` bytes in slot `si` spans: they end where the guard begins.
   void span(const Chunk& c, uint32_t si, size_t size, uintptr_t* from, size_t* bytes) const noexcept;
+  // A chunk of `slots` slots keeps its Slot entries and, after them, its availability bitmap.
+  static size_t metadata_bytes(size_t slots) noexcept;
   int protect(uintptr_t start, size_t bytes, int prot) noexcept;
   // Closes the spans of the frees a Batch deferred, merging adjacent slots of a chunk.
   void close_pending() noexcept;

@@ -8,6 +8,10 @@
 #include <set>
 
 #include "catch.hpp"
+#include "sanitizer_build.h"
+#if DLC_HAS_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
 
 namespace {
 
@@ -146,16 +150,7 @@ TEST_CASE("guard: the slack before a struct is poisoned, not zero", "[unit]") {
   CHECK(p[-8] == 0xA5);
 }
 
-#if defined(__SANITIZE_ADDRESS__)
-#define DLC_TEST_HAS_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define DLC_TEST_HAS_ASAN 1
-#endif
-#endif
-#if DLC_TEST_HAS_ASAN
-#include <sanitizer/asan_interface.h>
-
+#if DLC_HAS_ASAN
 TEST_CASE("guard: shadow guards poison what pages would protect, with no system call", "[unit]") {
   dlc::GuardArena arena;
   REQUIRE(arena.use_shadow_guards());

@@ -31,6 +31,7 @@ std::string fixed(double v, int decimals) {
 
 bool run_bench(const BenchConfig& config, BenchResult* out, std::string* error) {
   std::vector<Participant> participants;
+  const WorkerTemplateStopper stop_template;
   if (!load_participants(true, {}, &participants, error) ||
       !create_plugin_states(participants, error) ||
       !start_worker_template(participants, error)) {
@@ -125,7 +126,6 @@ bool run_bench(const BenchConfig& config, BenchResult* out, std::string* error) 
   }
   process_host().arena.set_quarantine(config.quarantine != 0 ? config.quarantine
                                                               : GuardArena::kQuarantineCases);
-  stop_worker_template();
   return true;
 }
 

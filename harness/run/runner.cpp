@@ -74,6 +74,27 @@ int64_t now_ns() {
       .count();
 }
 
+// Waits for `pid` to end, through interruptions: true with its status once it is reaped.
+bool reap_child(pid_t pid, int* status) {
+  pid_t got;
+  while ((got = waitpid(pid, status, 0)) < 0 && errno == EINTR) {
+  }
+  return got == pid;
+}
+
+// A worker and everything in its process group (the child running a case). The worker itself
+// too, in case it is killed before its setpgid.
+void kill_worker(pid_t pid) {
+  kill(-pid, SIGKILL);
+  kill(pid, SIGKILL);
+}
+
+// Publishes a case's record: the parent collects it, and counts it done.
+void mark_done(CaseRecord& record, std::atomic<int64_t>& done) {
+  record.done.store(1, std::memory_order_release);
+  done.fetch_add(1);
+}
+
 // Whether this worker's output goes to its own log (never truncate anything else).
 bool g_output_is_log = false;
 
@@ -113,8 +134,7 @@ void on_fault(int sig, siginfo_t* info, void* context) {
     r.cls = f.cls;
     r.rule = f.rule;
     SafeText(r.detail, sizeof r.detail).add(signal_name(sig)).add(": ").add(f.words);
-    r.done.store(1, std::memory_order_release);
-    g_done->fetch_add(1);
+    mark_done(r, *g_done);
   }
   _exit(86);
 }
@@ -181,22 +201,19 @@ void run_in_child(const std::vector<Participant>& participants, const CaseDef& c
   if (pid == 0) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);  // a hung case goes with its worker, however that ends
     run_exchange(participants, c, &records[i]);
-    records[i].done.store(1, std::memory_order_release);
-    shared->done.fetch_add(1);
+    mark_done(records[i], shared->done);
     _exit(0);
   }
   if (pid < 0) {  // no child to be had: the case runs here, as any other
     run_exchange(participants, c, &records[i]);
   } else {
     int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    reap_child(pid, &status);
     if (records[i].done.load(std::memory_order_acquire) != 0) return;
     judge_dead_case(participants, c, shared->slots[slot].live, status, false, timeout_seconds,
                     log_path, &records[i]);
   }
-  records[i].done.store(1, std::memory_order_release);
-  shared->done.fetch_add(1);
+  mark_done(records[i], shared->done);
 }
 
 [[noreturn]] void worker_main(const std::vector<Participant>& participants, int64_t total,
@@ -219,8 +236,7 @@ void run_in_child(const std::vector<Participant>& participants, const CaseDef& c
       run_in_child(participants, c, i, records, shared, slot, log_path, timeout_seconds);
     } else {
       run_exchange(participants, c, &records[i]);
-      records[i].done.store(1, std::memory_order_release);
-      shared->done.fetch_add(1);
+      mark_done(records[i], shared->done);
     }
     g_current_case = -1;
     my.current.store(-1);
@@ -366,10 +382,7 @@ ssize_t receive_with_fd(int socket, void* data, size_t size, int* fd) {
       }
       case TemplateRequest::reap: {
         int status = 0;
-        pid_t got;
-        while ((got = waitpid(r.pid, &status, 0)) < 0 && errno == EINTR) {
-        }
-        reply.ok = got == r.pid;
+        reply.ok = reap_child(r.pid, &status);
         reply.status = status;
         break;
       }
@@ -425,8 +438,7 @@ struct RunResources {
   ~RunResources() {
     for (Worker& w : workers) {
       if (w.pid > 0) {
-        kill(-w.pid, SIGKILL);
-        kill(w.pid, SIGKILL);
+        kill_worker(w.pid);
         reap(w.pid);
       }
       if (w.fd >= 0) close(w.fd);
@@ -452,8 +464,7 @@ struct RunResources {
       TemplateReply reply;
       if (ask_template(r, -1, &reply)) status = reply.status;
     } else {
-      while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-      }
+      reap_child(pid, &status);
     }
     return status;
   }
@@ -629,8 +640,7 @@ bool run_cases(const std::vector<Participant>& participants, std::vector<CaseDef
       const double elapsed = static_cast<double>(now - shared->slots[s].started_ns.load()) / 1e9;
       if (elapsed > options.case_timeout_seconds) {
         w.killed_for_timeout = true;
-        kill(-w.pid, SIGKILL);  // the worker's group: it and a child running the case
-        kill(w.pid, SIGKILL);
+        kill_worker(w.pid);
       }
     }
     if (options.progress && (now - last_progress > 50'000'000 || alive == 0)) {
@@ -694,8 +704,7 @@ void stop_worker_template() {
   if (g_template.socket < 0) return;
   close(g_template.socket);  // the template exits at the end of its stream
   int status = 0;
-  while (waitpid(g_template.pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  reap_child(g_template.pid, &status);
   g_template = WorkerTemplate{};
 }
 

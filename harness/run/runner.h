@@ -30,6 +30,14 @@ struct RunnerOptions {
 [[nodiscard]] bool start_worker_template(const std::vector<Participant>& participants,
                                          std::string* error);
 void stop_worker_template();
+// Stops the worker template when it goes out of scope: on every path out of a run.
+class WorkerTemplateStopper {
+ public:
+  WorkerTemplateStopper() = default;
+  WorkerTemplateStopper(const WorkerTemplateStopper&) = delete;
+  WorkerTemplateStopper& operator=(const WorkerTemplateStopper&) = delete;
+  ~WorkerTemplateStopper() { stop_worker_template(); }
+};
 
 // Runs every case; fills each CaseDef's result. Returns false (with a message) only on a harness
 // failure such as fork() failing repeatedly.

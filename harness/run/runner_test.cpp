@@ -47,13 +47,16 @@ std::vector<dlc::CaseDef> run_broken(const std::string& consumer, size_t count,
   REQUIRE(dlc::load_participants(false, {env("EXAMPLE_PRODUCER"), consumer}, &participants,
                                  &error));
   REQUIRE(dlc::create_plugin_states(participants, &error));
-  REQUIRE(dlc::start_worker_template(participants, &error));
-  std::vector<dlc::CaseDef> cases = broken_cases(participants, consumer, count);
-  REQUIRE(cases.size() == count);
-  const auto start = std::chrono::steady_clock::now();
-  REQUIRE(dlc::run_cases(participants, cases, options, &error));
-  *seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  dlc::stop_worker_template();
+  std::vector<dlc::CaseDef> cases;
+  {
+    const dlc::WorkerTemplateStopper stop_template;  // also when a REQUIRE below fails
+    REQUIRE(dlc::start_worker_template(participants, &error));
+    cases = broken_cases(participants, consumer, count);
+    REQUIRE(cases.size() == count);
+    const auto start = std::chrono::steady_clock::now();
+    REQUIRE(dlc::run_cases(participants, cases, options, &error));
+    *seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
   // The template and every process it forked are gone.
   CHECK(waitpid(-1, nullptr, WNOHANG) == -1);
   CHECK(errno == ECHILD);

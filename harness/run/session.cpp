@@ -132,18 +132,23 @@ bool run_matrix(const MatrixConfig& config, MatrixRun* out, std::string* error,
   *failure = MatrixFailure::none;
   std::vector<Participant> participants;
   std::vector<CaseDef> cases;
-  if (!plan_filtered(config, true, &participants, &cases, &out->planned, error, failure)) {
-    return false;
+  std::chrono::steady_clock::time_point started;
+  bool ran = false;
+  {
+    // plan_filtered starts the worker template; it serves this run only, whatever way it ends.
+    const WorkerTemplateStopper stop_template;
+    if (!plan_filtered(config, true, &participants, &cases, &out->planned, error, failure)) {
+      return false;
+    }
+    if (config.started) config.started(participants.size(), cases.size());
+    started = std::chrono::steady_clock::now();
+    RunnerOptions ro;
+    ro.jobs = config.jobs;
+    ro.case_timeout_seconds = config.timeout_seconds;
+    ro.isolate = config.isolate;
+    ro.progress = config.progress;
+    ran = run_cases(participants, cases, ro, error);
   }
-  if (config.started) config.started(participants.size(), cases.size());
-  const auto started = std::chrono::steady_clock::now();
-  RunnerOptions ro;
-  ro.jobs = config.jobs;
-  ro.case_timeout_seconds = config.timeout_seconds;
-  ro.isolate = config.isolate;
-  ro.progress = config.progress;
-  const bool ran = run_cases(participants, cases, ro, error);
-  stop_worker_template();
   if (!ran) {
     *failure = MatrixFailure::harness;
     return false;
