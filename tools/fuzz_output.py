@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""What a fuzz target printed: which of the harness's lines only announce something, and the first
-line of the finding. The one reading of a target's output for fuzz-file-crash, fuzz-campaign,
-fuzz-soak and fuzz-bench.
+"""What a fuzz target printed: which of the harness's lines only announce something, the first
+line of the finding, and the line that says why the target did not start. The one reading of a
+target's output for fuzz-file-crash, fuzz-campaign, fuzz-soak and fuzz-bench.
 
-  tools/fuzz_output.py LOG    prints the first line of LOG's finding; exit 1 if it has none."""
+  tools/fuzz_output.py LOG    prints the first line of LOG's finding, else the line that says why
+                              the target did not start; exit 1 if LOG has neither."""
 import re
 import sys
 
@@ -28,13 +29,23 @@ def finding(output):
     return None
 
 
+def start_failure(output):
+    """The line a target prints when it cannot start (exit status 2): the harness's, or the replay
+    main's; None if there is none."""
+    for line in output.splitlines():
+        if line.startswith(("dlconform fuzz: cannot start", "replay: ")):
+            return line
+    return None
+
+
 def main():
     if len(sys.argv) != 2:
         print("usage: fuzz_output.py LOG", file=sys.stderr)
         return 2
     try:
         with open(sys.argv[1], encoding="utf-8", errors="replace") as log:
-            words = finding(log.read())
+            output = log.read()
+            words = finding(output) or start_failure(output)
     except OSError as e:
         print(f"fuzz_output.py: cannot read {sys.argv[1]}: {e.strerror}", file=sys.stderr)
         return 2

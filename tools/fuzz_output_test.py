@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """tools/fuzz_output.py names the finding of a fuzz target's output, not a line that only
-announces something. The lines are the harness's and ASan's, as an ASan build prints them.
+announces something, and else the line that says why the target did not start. The lines are the
+harness's and ASan's, as an ASan build prints them.
 
   fuzz_output_test.py"""
 import os
@@ -9,7 +10,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fuzz_output import finding  # noqa: E402
+from fuzz_output import finding, start_failure  # noqa: E402
 
 SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fuzz_output.py")
 JUDGED = ("dlconform fuzz: out-of-bounds [LAY-1]: read past the end of a 16-byte shape buffer "
@@ -48,6 +49,13 @@ expect("after the announcements", finding("\n".join(ANNOUNCEMENTS[:2] + [JUDGED]
 for line in ANNOUNCEMENTS:
     expect("an announcement alone", finding(line + "\n" + ASAN), ASAN)
 expect("no finding", finding("\n".join(ANNOUNCEMENTS + ["INFO: Seed: 1", "Done 35 runs"])), None)
+# Why a target did not start: the harness's line, or the replay main's; not an announcement.
+STARTED = "\n".join(ANNOUNCEMENTS[:4] + ["INFO: Seed: 1", "Done 35 runs"])
+expect("a target that started", start_failure(STARTED), None)
+expect("the harness's start failure", start_failure(STARTED + "\n" + ANNOUNCEMENTS[4]),
+       ANNOUNCEMENTS[4])
+REPLAY = "replay: malformed corpus file x.bin: expected at most 65536 bytes but found 70000"
+expect("the replay main's start failure", start_failure(REPLAY), REPLAY)
 
 with tempfile.TemporaryDirectory() as work:
     log = os.path.join(work, "log")
@@ -59,6 +67,11 @@ with tempfile.TemporaryDirectory() as work:
         f.write(ANNOUNCEMENTS[0] + "\n")
     run = cli(log)
     expect("the command on a log without a finding", (run.returncode, run.stdout), (1, ""))
+    with open(log, "w") as f:
+        f.write("\n".join(ANNOUNCEMENTS[:1] + ANNOUNCEMENTS[4:]) + "\n")
+    run = cli(log)
+    expect("the command on a target that did not start", (run.returncode, run.stdout),
+           (0, ANNOUNCEMENTS[4] + "\n"))
     run = cli(os.path.join(work, "missing"))
     expect("the command on a missing log", (run.returncode, len(run.stderr.splitlines())), (2, 1))
 
