@@ -121,6 +121,69 @@ TEST_CASE("matrix: a correct uncooperative producer and consumer have no unexpec
   CHECK(report.find("(default)") != std::string::npos);
 }
 
+TEST_CASE("matrix: a correct exporter that chooses its own representations, with an honest "
+          "profile file, has no unexpected case; one that overclaims is caught", "[matrix]") {
+  // The example producer as a framework's exporter: it declines the NULL shape, NULL data, NULL
+  // strides and byte_offset a request only wishes for (n/a: its profile does not declare them),
+  // and lends immutable data to a legacy caller as a plain dltensor (INFO, FLAG-1).
+  const std::string json = temp_path("declining.json");
+  const Run r = run("matrix --plugin " + env("DECLINING_PRODUCER") + " --plugin " +
+                    env("EXAMPLE_PLUGIN") + " --quiet --json " + json);
+  INFO(r.out);
+  CHECK(r.exit_code == 0);
+  const std::string report = slurp(json);
+  CHECK(count(report, "\"as_expected\": false") == 0);
+  CHECK(count(report, "\"name\": \"declining-producer\"") > 1000);
+  CHECK(count(report, "n/a: the request wished for a representation outside the producer") >= 4);
+  CHECK(count(report, "\"finding_class\": \"read-only-exported-legacy\"") > 0);
+  CHECK(report.find("(profile file)") != std::string::npos);
+  // The same plugin whose profile file claims those representations: each refusal is a finding
+  // of the case's rule.
+  const std::string over = temp_path("overclaiming.json");
+  const Run o = run("matrix --plugin " + env("OVERCLAIMING_PRODUCER") +
+                    " --filter '*overclaiming*' --quiet --json " + over);
+  CHECK((o.exit_code & 8) != 0);
+  const std::string caught = slurp(over);
+  for (const char* rule : {"LAY-4", "LAY-5", "LAY-6", "LAY-7"}) {
+    INFO(rule);
+    CHECK(caught.find("\"finding_class\": \"export-refused\", \"expected_class\": \"\", "
+                      "\"expected_rule\": \"\", \"rule_id\": \"" + std::string(rule)) !=
+          std::string::npos);
+  }
+}
+
+TEST_CASE("matrix: the progress line counts what the summary counts, known findings apart",
+          "[matrix]") {
+  // The overclaiming producer's LAY-4 refusals are suppressed as known; the rest stay unexpected.
+  const std::string known = write_temp("progress-known.txt",
+                                       "LAY-4 overclaiming-producer planted, for this test\n");
+  const Run r = run("matrix --no-builtin --plugin " + env("OVERCLAIMING_PRODUCER") +
+                    " --plugin " + env("EXAMPLE_PLUGIN") + " --suppressions " + known + " 2>&1");
+  INFO(r.out);
+  // The last progress line and the summary: "[matrix] N/N cases, U unexpected, K known, ..."
+  // and "dlconform matrix: N cases ...: A as expected, K known, U unexpected (...)".
+  size_t done = 0, total = 0, unexpected = 0, known_count = 0;
+  size_t at = r.out.rfind("[matrix] ");
+  REQUIRE(at != std::string::npos);
+  REQUIRE(std::sscanf(r.out.c_str() + at, "[matrix] %zu/%zu cases, %zu unexpected, %zu known", &done,
+                      &total, &unexpected, &known_count) == 4);
+  size_t cases = 0, as_expected = 0, summary_known = 0, summary_unexpected = 0;
+  at = r.out.find("dlconform matrix: ");
+  REQUIRE(at != std::string::npos);
+  const std::string summary = r.out.substr(at);
+  REQUIRE(std::sscanf(summary.c_str(), "dlconform matrix: %zu cases", &cases) == 1);
+  const size_t colon = summary.find("): ");
+  REQUIRE(colon != std::string::npos);
+  REQUIRE(std::sscanf(summary.c_str() + colon, "): %zu as expected, %zu known, %zu unexpected",
+                      &as_expected, &summary_known, &summary_unexpected) == 3);
+  CHECK(done == total);
+  CHECK(total == cases);
+  CHECK(known_count > 0);
+  CHECK(known_count == summary_known);
+  CHECK(unexpected > 0);
+  CHECK(unexpected == summary_unexpected);
+}
+
 TEST_CASE("matrix: committed reports diff cleanly: no time, no paths, same bytes", "[matrix]") {
   const std::string args = "matrix --filter 'planted/*' --quiet";
   std::string first[2], second[2];
@@ -184,6 +247,9 @@ TEST_CASE("matrix: bad input gets one line and its own exit code", "[matrix]") {
       {"matrix --json /proc/no/such/dir/report.json", 1, "cannot write report"},
       {"frobnicate", 3, "unknown command 'frobnicate'"},
       {"matrix --framework 'Not An Env'", 3, "expected --framework ENV"},
+      // A typo in a CI file must not pass unseen: nothing runs, exit 1.
+      {"matrix --framework nosuch", 1,
+       "--framework: expected a framework environment (debian, "},
       {"matrix --suppressions " + write_temp("bad-rule.txt", "life3 my-consumer why\n"), 1,
        "bad-rule.txt:1: expected a rule id such as LIFE-3 (or *) but found 'life3'"},
       {"matrix --suppressions " + write_temp("no-reason.txt", "# ok\nLIFE-3 my-consumer\n"), 1,

@@ -69,20 +69,27 @@ int run(int argc, char** argv) {
                    o.run.jobs);
     }
   };
-  o.run.progress = [&](size_t done, size_t total, size_t unexpected) {
-    if (o.quiet || total == 0) return;
+  // The progress line counts what the summary counts: known findings (suppressed) apart.
+  o.run.known = [&](const CaseResult& r) { return is_suppressed(suppressions, r); };
+  o.run.progress = [&](const RunProgress& p) {
+    if (o.quiet) return;
     const double t = elapsed();
+    if (p.total == 0) {  // framework rows: one line per environment
+      std::fprintf(stderr, "[%s] %zu cases, %zu unexpected, %zu known, %.1f s\n", p.stage, p.done,
+                   p.unexpected, p.known, t);
+      return;
+    }
     if (tty) {
-      if (done != total && t - last_tty < 0.1) return;
+      if (p.done != p.total && t - last_tty < 0.1) return;
       last_tty = t;
-      std::fprintf(stderr, "\r[matrix] %zu/%zu cases, %zu unexpected, %.0f cases/s   ", done,
-                   total, unexpected, t > 0 ? done / t : 0.0);
-      if (done == total) std::fputc('\n', stderr);
-    } else if (done * 10 >= next_plain * total || done == total) {
-      if (done == total && next_plain > 10) return;
-      next_plain = done * 10 / total + 1;
-      std::fprintf(stderr, "[matrix] %zu/%zu cases, %zu unexpected, %.1f s\n", done, total,
-                   unexpected, t);
+      std::fprintf(stderr, "\r[%s] %zu/%zu cases, %zu unexpected, %zu known, %.0f cases/s   ",
+                   p.stage, p.done, p.total, p.unexpected, p.known, t > 0 ? p.done / t : 0.0);
+      if (p.done == p.total) std::fputc('\n', stderr);
+    } else if (p.done * 10 >= next_plain * p.total || p.done == p.total) {
+      if (p.done == p.total && next_plain > 10) return;
+      next_plain = p.done * 10 / p.total + 1;
+      std::fprintf(stderr, "[%s] %zu/%zu cases, %zu unexpected, %zu known, %.1f s\n", p.stage,
+                   p.done, p.total, p.unexpected, p.known, t);
     }
   };
   MatrixRun result;

@@ -7,6 +7,11 @@
  *         (with a DLPack 1.x dlpack.h on the include path)
  * Run:    dlconform matrix --plugin ./my_producer.so
  *
+ * With DLC_DECLINE_WISHES it stands for a framework's exporter that chooses its own
+ * representation: it refuses a request that wishes for NULL shape, NULL data, NULL strides or an
+ * offset in byte_offset, exports immutable data to a legacy caller as a plain dltensor, and
+ * declares its profile in a file beside it (declining-producer.so.profile). Still correct.
+ *
  * dlconform also builds it with DLC_PLANTED set, as the planted producers that prove each check
  * of an external producer: wrong values, a wrong shape, READ_ONLY dropped, a wrong version, a
  * NULL capsule name, wrapping address arithmetic, a leaking deleter, a deleter that leaves the
@@ -164,11 +169,23 @@ static int produce(void* state, const DLCRequest* request, DLCHandoff* out, char
     return DLC_ERR_BUFFER;
   }
   const int legacy_caller = !request->has_max_version || request->max_version.major < 1;
+#ifdef DLC_DECLINE_WISHES
+  int zero_size = 0;
+  for (int i = 0; i < spec->ndim && i < DLC_MAX_NDIM; ++i) zero_size |= spec->shape[i] == 0;
+  if ((spec->ndim == 0 && (spec->options & DLC_SPEC_NULL_SHAPE_IF_SCALAR)) ||
+      (zero_size && (spec->options & DLC_SPEC_NULL_DATA_IF_EMPTY)) ||
+      (spec->ndim != 0 && (spec->options & DLC_SPEC_NULL_STRIDES)) ||
+      (spec->options & DLC_SPEC_DATA_AT_STORAGE_START) || spec->byte_offset != 0) {
+    set_error(err, err_len, "this exporter chooses its own shape, strides, data and byte_offset");
+    return DLC_ERR_BUFFER;
+  }
+#else
   if (legacy_caller && (spec->options & DLC_SPEC_READ_ONLY)) {
     /* A legacy capsule cannot say READ_ONLY (FLAG-1): refuse rather than lend writable memory. */
     set_error(err, err_len, "cannot export read-only data as a legacy capsule");
     return DLC_ERR_BUFFER;
   }
+#endif
   Owned* o = (Owned*)calloc(1, sizeof(Owned));
   if (o == NULL) return DLC_ERR_INTERNAL;
   DLTensor t;
@@ -218,6 +235,7 @@ static int produce(void* state, const DLCRequest* request, DLCHandoff* out, char
   return DLC_OK;
 }
 
+#ifndef DLC_DECLINE_WISHES
 /* What this exporter can make (plugin ABI 2): every whole-byte standard dtype, CPU memory, any
  * strides, read-only, 0-d, zero-size, copy=True. */
 static const DLCDtype dtypes[] = {{0, 8, 1},  {0, 16, 1}, {0, 32, 1}, {0, 64, 1},  {1, 8, 1},
@@ -235,6 +253,7 @@ static const DLCProfile profile = {sizeof(DLCProfile),
                                        DLC_FEATURE_ZERO_SIZE | DLC_FEATURE_COPY,
                                    DLC_MAX_NDIM,
                                    {0, 0}};
+#endif
 
 static const DLCPlugin plugin = {{DLCONFORM_PLUGIN_ABI_VERSION, sizeof(DLCPlugin), NULL},
                                  DLC_PLUGIN_NAME,
@@ -249,7 +268,11 @@ static const DLCPlugin plugin = {{DLCONFORM_PLUGIN_ABI_VERSION, sizeof(DLCPlugin
                                  produce,
                                  NULL,
                                  NULL,
+#ifdef DLC_DECLINE_WISHES
+                                 NULL}; /* the profile is in the file beside the plugin */
+#else
                                  &profile};
+#endif
 
 __attribute__((visibility("default"))) const DLCPlugin* dlconform_plugin_entry(void) {
   return &plugin;

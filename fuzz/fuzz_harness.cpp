@@ -11,6 +11,7 @@
 #include <cstring>
 #include <deque>
 #include <filesystem>
+#include <iterator>
 #include <vector>
 
 #include <dlpack/dlpack.h>
@@ -101,14 +102,21 @@ void print_reproducer() {
   write_stderr("\n");
 }
 
-void print_finding(const dlc::Finding& f) {
+// `signal`: "SIGABRT" and the like lead the words, as in the matrix's record of a crash.
+void print_finding(const dlc::Finding& f, const char* signal = nullptr) {
   char line[768];
   dlc::SafeText t(line, sizeof line);
   t.add("dlconform fuzz: ").add(dlc::name_of(f.cls));
   if (f.rule != dlc::Rule::none) t.add(" [").add(dlc::id_of(f.rule)).add("]");
-  t.add(": ").add(f.words).add("\n");
+  t.add(": ");
+  if (signal != nullptr) t.add(signal).add(": ");
+  t.add(f.words).add("\n");
   write_stderr(line);
 }
+
+// Set once the words of a finding are out (a signal judged, a sanitizer's report named): the
+// handlers chained to after them must not add a second, different finding.
+volatile sig_atomic_t g_finding_said = 0;
 
 dlc::FaultFacts fault_facts(const dlc::SignalFacts& signal) {
   dlc::FaultFacts facts;
@@ -146,6 +154,8 @@ bool judged_shadow_guard() {
 
 // A sanitizer found it (ASan, UBSan with halt_on_error): say where we were, after its report.
 void on_sanitizer_death() {
+  if (g_finding_said != 0) return;  // our signal handler judged it, then chained to the sanitizer's
+  g_finding_said = 1;
   if (judged_shadow_guard()) return;
   write_stderr("dlconform fuzz: sanitizer-report: a sanitizer stopped the process in ");
   write_stderr(dlc::g_phase.where);
@@ -163,6 +173,10 @@ void* g_blocks[6];
 int g_block_count = 0;
 
 struct sigaction g_previous_segv, g_previous_bus;
+// The signals an abort raises (abort(), std::terminate, __builtin_trap, a division by zero), and
+// the handlers before ours (libFuzzer's crash dump, a sanitizer's), to chain to.
+constexpr int kAbortSignals[] = {SIGABRT, SIGILL, SIGFPE, SIGTRAP};
+struct sigaction g_previous_abort[std::size(kAbortSignals)];
 
 void* keep(void* block) {
   if (block != nullptr) g_blocks[g_block_count++] = block;
@@ -192,9 +206,40 @@ auto legacy_deleter() {
 void on_fault(int sig, siginfo_t* info, void* context) {
   dlc::Finding f;
   dlc::judge_fault(fault_facts(dlc::decode_signal(sig, info, context)), &f);
+  g_finding_said = 1;
   print_finding(f);
   print_reproducer();
   sigaction(sig, sig == SIGSEGV ? &g_previous_segv : &g_previous_bus, nullptr);
+  raise(sig);
+}
+
+// Whether a sanitizer has reported: with abort_on_error it aborts after its report, which is the
+// finding, not an abort of the plugin.
+bool sanitizer_reported() {
+#if DLC_HAS_ASAN
+  if (__asan_report_present() != 0) return true;
+#endif
+  return g_finding_said != 0;
+}
+
+// SIGABRT, SIGILL, SIGFPE, SIGTRAP: judged, as the matrix's worker judges them, only while a
+// plugin's code runs; the harness's own abort (die(), after its words) and a sanitizer's go
+// straight to the handler before ours.
+void on_abort(int sig, siginfo_t* info, void* context) {
+  if (dlc::g_phase.party != dlc::Party::harness && !sanitizer_reported()) {
+    dlc::Finding f;
+    dlc::judge_fault(fault_facts(dlc::decode_signal(sig, info, context)), &f);
+    g_finding_said = 1;
+    print_finding(f, dlc::signal_name(sig));
+    print_reproducer();
+  }
+  for (size_t i = 0; i < std::size(kAbortSignals); ++i) {
+    if (kAbortSignals[i] == sig) sigaction(sig, &g_previous_abort[i], nullptr);
+  }
+  // A fault of the CPU (si_code > 0) recurs on return, with its own context for the handler
+  // before ours; abort() and raise() must be sent again (abort() would reset to the default
+  // handler, past libFuzzer's), and so must a trap, which returns past its instruction.
+  if ((sig == SIGILL || sig == SIGFPE) && info != nullptr && info->si_code > 0) return;
   raise(sig);
 }
 
@@ -385,6 +430,10 @@ void install_fault_handler() {
   sigemptyset(&action.sa_mask);
   sigaction(SIGSEGV, &action, &g_previous_segv);
   sigaction(SIGBUS, &action, &g_previous_bus);
+  action.sa_sigaction = on_abort;
+  for (size_t i = 0; i < std::size(kAbortSignals); ++i) {
+    sigaction(kAbortSignals[i], &action, &g_previous_abort[i]);
+  }
 }
 
 void set_current_input(const TensorInput* in, bool versioned) {

@@ -51,6 +51,8 @@ SEEDS = {
     "null_strides_v1_1": record(minor=1, shape=(4, 4), options=STRIDES_NULL),
     "null_strides_v1_3": record(shape=(4, 4), options=STRIDES_NULL),
     "negative_strides": record(shape=(8, 8), strides=(-8, 1)),
+    # a reversed view, x[::-1]: torch 1.13's importer aborts on any negative stride
+    "flipped_1d": record(shape=(16,), strides=(-1,)),
     "broadcast_zero_stride": record(shape=(8, 8), strides=(0, 1)),
     "read_only": record(flags=1, shape=(8, 8)),
     "unknown_flag_bits": record(flags=1 << 40, shape=(4,)),

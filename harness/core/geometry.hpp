@@ -40,11 +40,21 @@ inline Geometry geometry(int64_t ndim, const int64_t* shape, const int64_t* stri
   g.packed_subbyte = bit_width < 8 && !padded;
   g.code = dtype.code;
   if (ndim < 0 || dtype.lanes == 0 || (ndim > 0 && shape == nullptr)) return g;
-  uint64_t numel = 1;
+  // LAY-10, in an order that does not matter: the non-zero extents' product, and the bytes it
+  // describes, must fit even when another extent is 0 (a zero does not excuse them, as NumPy
+  // refuses both [0, 2^21, 2^21, 2^21] and [2^31-1, 2^31-1, 2^31-1, 0] in float32).
+  uint64_t nonzero = 1, nonzero_bytes = 0;
+  bool empty = false;
   for (int64_t i = 0; i < ndim; ++i) {
     if (shape[i] < 0) return g;
-    if (__builtin_mul_overflow(numel, static_cast<uint64_t>(shape[i]), &numel)) return g;
+    if (shape[i] == 0) {
+      empty = true;
+      continue;
+    }
+    if (__builtin_mul_overflow(nonzero, static_cast<uint64_t>(shape[i]), &nonzero)) return g;
   }
+  if (__builtin_mul_overflow(nonzero, g.element_bytes, &nonzero_bytes)) return g;
+  const uint64_t numel = empty ? 0 : nonzero;
   const bool compact_used = uses_compact(strides, g.packed_subbyte);
   int64_t compact = 1;
   int64_t min_offset = 0, max_offset = 0;

@@ -216,9 +216,21 @@ void judge_handoff(const HandoffFacts& f, Finding* out) noexcept {
       return;
     }
   }
-  if (!f.expected.compare_fields) return;
+  // Immutable data to a legacy caller: refusing is one right answer; a legacy capsule is the
+  // other, and it cannot say READ_ONLY (FLAG-1). Noted at INFO once nothing else is wrong.
+  const bool read_only_as_legacy = !versioned && legacy_caller && read_only;
+  auto note_read_only_as_legacy = [&] {
+    if (read_only_as_legacy && !out->any()) {
+      out->set(FindingClass::read_only_exported_legacy)
+          .add("immutable data exported as a legacy dltensor, which cannot say READ_ONLY: the ")
+          .add("consumer may write it (refusing with BufferError is the other choice)");
+    }
+  };
+  if (!f.expected.compare_fields) return note_read_only_as_legacy();
   compare_with_request(*tensor, spec, versioned, version, out);
-  if (out->any() || !f.expected.request_valid || !f.expected.digest_known) return;
+  if (out->any() || !f.expected.request_valid || !f.expected.digest_known) {
+    return note_read_only_as_legacy();
+  }
   ValidateResult full;
   ValidateOptions options;
   options.level = Level::full;
@@ -236,6 +248,7 @@ void judge_handoff(const HandoffFacts& f, Finding* out) noexcept {
         .add(" elements with digest ")
         .hex(full.observation.digest);
   }
+  note_read_only_as_legacy();
 }
 
 void judge_refusal(const RefusalFacts& f, Finding* out) noexcept {

@@ -176,6 +176,29 @@ TEST_CASE("validate: overflowing and negative shapes (LAY-10)", "[unit]") {
   CHECK(first_rule(check("dltensor_versioned", &g.versioned)) == "LAY-10");
 }
 
+TEST_CASE("validate: a zero-size tensor's verdict does not depend on the order of its extents "
+          "(LAY-10, LAY-7)", "[unit]") {
+  // The non-zero extents' product must fit whatever the order, as NumPy's "array is too big".
+  auto verdict = [](std::initializer_list<int64_t> extents) {
+    int64_t shape[4], strides[4] = {1, 1, 1, 1};
+    size_t n = 0;
+    for (int64_t e : extents) shape[n++] = e;
+    ManagedTensorVersioned m{};
+    m.version = {1, 3};
+    m.dl_tensor = dlc::abi::Tensor{nullptr, {1, 0}, 4, {2, 32, 1}, shape, strides, 0};
+    return first_rule(check("dltensor_versioned", &m));
+  };
+  constexpr int64_t big = 2147483647, mid = 2097152;  // 2^31 - 1 and 2^21
+  CHECK(verdict({big, big, big, 0}) == "LAY-10");
+  CHECK(verdict({0, big, big, big}) == "LAY-10");
+  CHECK(verdict({0, mid, mid, mid}) == "LAY-10");  // 2^63 elements of 4 bytes
+  CHECK(verdict({mid, mid, mid, 0}) == "LAY-10");
+  CHECK(verdict({mid, 0, mid, mid}) == "LAY-10");
+  // A zero-size tensor whose other extents fit is valid in every order.
+  CHECK(verdict({0, 1024, 1024, 1024}).empty());
+  CHECK(verdict({1024, 1024, 1024, 0}).empty());
+}
+
 TEST_CASE("validate: capsule names (LIFE-1, LIFE-8) and unknown flags (FLAG-4)", "[unit]") {
   Fixture f;
   CHECK(first_rule(check("used_dltensor", &f.legacy)) == "LIFE-8");

@@ -87,6 +87,7 @@ std::vector<CaseDef> plan_matrix(const std::vector<Participant>& participants) {
       c.result.consumer = {"harness", "reference"};
     }
     c.in_producer_profile = producer_can_make(p.profile, t);
+    c.wishes_declared = declares_wishes(p.profile, t);
     c.request_valid = valid_for(t, p.emits.major >= 1 ? p.emits : DLCVersion{1, 3}, DLC_MAX_NDIM);
     c.result.tensor = t.name;
     c.result.expected = expected;
@@ -180,12 +181,17 @@ std::vector<CaseDef> plan_matrix(const std::vector<Participant>& participants) {
         !(p.profile.features & DLC_FEATURE_TEST_LAYOUTS)) {
       continue;
     }
+    const bool future_major = p.layout == "versioned" && p.emits.major >= 2;
     for (size_t ci = 0; ci < participants.size(); ++ci) {
       const Participant& c = participants[ci];
-      if (!c.plugin.is_consumer() || c.planted != nullptr || !c.builtin ||
+      if (!c.plugin.is_consumer() || c.planted != nullptr ||
           c.generation == Generation::soft_updated) {
         continue;
       }
+      // An external consumer that takes versioned structs gets the struct of a future major raw:
+      // with no capsule and no negotiation, VER-2 is its only guard. Its own layouts it meets
+      // through the capsule protocol.
+      if (!c.builtin && !(future_major && asks_max_version(c))) continue;
       const std::string read_as = c.generation == Generation::variant
                                       ? c.header
                                       : (asks_max_version(c) ? "versioned" : "legacy");

@@ -50,6 +50,9 @@ struct CaseSpec {
   bool must_accept = false;    // a valid tensor inside the consumer's profile
   bool request_valid = true;   // the producer must hand over a valid tensor
   bool in_producer_profile = true;
+  // The producer declares every representation the request wishes for (NULL shape, NULL data,
+  // NULL strides, byte_offset): declining one it does not declare is n/a, not a finding.
+  bool wishes_declared = true;
 };
 
 // One exchange to run.

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include "geometry.hpp"
@@ -53,7 +54,11 @@ constexpr NamedBit kFeatures[] = {{"read-only", DLC_FEATURE_READ_ONLY},
                                   {"test-layouts", DLC_FEATURE_TEST_LAYOUTS},
                                   {"every-dtype", DLC_FEATURE_EVERY_DTYPE},
                                   {"every-device", DLC_FEATURE_EVERY_DEVICE},
-                                  {"needs-write", DLC_FEATURE_NEEDS_WRITE}};
+                                  {"needs-write", DLC_FEATURE_NEEDS_WRITE},
+                                  {"null-shape", DLC_FEATURE_NULL_SHAPE},
+                                  {"null-data", DLC_FEATURE_NULL_DATA},
+                                  {"null-strides", DLC_FEATURE_NULL_STRIDES},
+                                  {"byte-offset", DLC_FEATURE_BYTE_OFFSET}};
 constexpr uint32_t kAllStrides =
     DLC_STRIDES_POSITIVE | DLC_STRIDES_NEGATIVE | DLC_STRIDES_ZERO | DLC_STRIDES_OVERLAPPING;
 
@@ -196,8 +201,9 @@ std::string Profile::summary() const {
       dev += (dev.empty() ? "" : " ") + name;
     }
   }
-  std::string s = dt + " · " + dev + " · strides " + bits_text(strides, kStrides, 4) + " · " +
-                  bits_text(features & ~(DLC_FEATURE_EVERY_DTYPE | DLC_FEATURE_EVERY_DEVICE), kFeatures, 6) + " · ndim <= " + std::to_string(max_ndim);
+  std::string s = dt + " · " + dev + " · strides " + bits_text(strides, kStrides, std::size(kStrides)) + " · " +
+                  bits_text(features & ~(DLC_FEATURE_EVERY_DTYPE | DLC_FEATURE_EVERY_DEVICE), kFeatures,
+                            std::size(kFeatures)) + " · ndim <= " + std::to_string(max_ndim);
   if (emits_version.major != 0 || emits_version.minor != 0) {
     s += " · emits " + std::to_string(emits_version.major) + "." +
          std::to_string(emits_version.minor);
@@ -281,7 +287,7 @@ bool parse_profile(const std::string& text, const std::string& origin, Profile* 
       }
     } else if (key == "strides" || key == "features") {
       const NamedBit* table = key == "strides" ? kStrides : kFeatures;
-      const size_t n = key == "strides" ? 4 : 8;
+      const size_t n = key == "strides" ? std::size(kStrides) : std::size(kFeatures);
       uint32_t bits = 0;
       for (const std::string& w : words) {
         if (w == "none") continue;
@@ -340,6 +346,25 @@ bool producer_can_make(const Profile& p, const TensorCase& t) {
   if ((s.options & DLC_SPEC_READ_ONLY) && !(p.features & DLC_FEATURE_READ_ONLY)) return false;
   if (t.copy == 1 && !(p.features & DLC_FEATURE_COPY)) return false;
   return true;
+}
+
+uint32_t wished_representations(const DLCTensorSpec& s) {
+  uint32_t wished = 0;
+  bool zero_size = false;
+  for (int i = 0; i < s.ndim && i < DLC_MAX_NDIM; ++i) zero_size |= s.shape[i] == 0;
+  if (s.ndim == 0 && (s.options & DLC_SPEC_NULL_SHAPE_IF_SCALAR)) wished |= DLC_FEATURE_NULL_SHAPE;
+  if (zero_size && (s.options & DLC_SPEC_NULL_DATA_IF_EMPTY)) wished |= DLC_FEATURE_NULL_DATA;
+  if (s.ndim != 0 && (s.options & DLC_SPEC_NULL_STRIDES)) wished |= DLC_FEATURE_NULL_STRIDES;
+  if (s.byte_offset != 0 || (s.options & DLC_SPEC_DATA_AT_STORAGE_START)) {
+    wished |= DLC_FEATURE_BYTE_OFFSET;
+  }
+  return wished;
+}
+
+bool declares_wishes(const Profile& p, const TensorCase& t) {
+  // The mocks make every layout on request; a real exporter declares what it makes.
+  if (p.features & DLC_FEATURE_TEST_LAYOUTS) return true;
+  return (wished_representations(t.spec) & ~p.features) == 0;
 }
 
 bool consumer_supports(const Profile& p, const TensorCase& t) {

@@ -54,6 +54,11 @@ Profile profile_from_table(const DLCProfile& declared);
 
 // Is `t` inside a producer's profile (it can be asked for it)?
 bool producer_can_make(const Profile& p, const TensorCase& t);
+// The representations `s` wishes for (DLC_FEATURE_NULL_SHAPE, _NULL_DATA, _NULL_STRIDES,
+// _BYTE_OFFSET) beyond the logical tensor: a real exporter may choose its own.
+uint32_t wished_representations(const DLCTensorSpec& s);
+// Does the producer declare every representation `t` wishes for? If not, declining is n/a.
+bool declares_wishes(const Profile& p, const TensorCase& t);
 // Is `t` inside a consumer's profile (it must import it when the tensor is valid for it)?
 bool consumer_supports(const Profile& p, const TensorCase& t);
 

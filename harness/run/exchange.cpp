@@ -86,6 +86,7 @@ void to_result(const CaseRecord& record, CaseResult* r) {
   r->finding_class = name_of(record.cls);
   r->rule_id = id_of(record.rule);
   r->detail = record.detail;
+  if (record.expectation_settled) r->expected = record.settled;
   r->seconds = record.micros / 1e6;
   r->severity = record.cls == FindingClass::none ? ""
                                                   : to_string(severity_of(record.cls, record.rule));
@@ -151,15 +152,26 @@ void run_exchange(const std::vector<Participant>& participants, const CaseDef& c
     rf.error = error;
     rf.producer_version = producer.emits;
     rf.negotiation_only = consumer == nullptr;
-    rf.in_profile = c.in_producer_profile && c.request_valid && c.result.expected == Expectation::pass;
+    rf.in_profile = c.in_producer_profile && c.wishes_declared && c.request_valid &&
+                    c.result.expected == Expectation::pass;
     rf.tensor_rule = t.rule;
     judge_refusal(rf, &f);
+    // A declined wish for a representation (NULL shape, NULL data, NULL strides, byte_offset)
+    // that the producer does not declare: a real exporter chooses its own (n/a).
+    const bool declined_wish = consumer != nullptr && !c.wishes_declared && !f.any();
     char words[560];
     SafeText(words, sizeof words)
+        .add(declined_wish ? "n/a: the request wished for a representation outside the producer's "
+                             "profile, which it declined; "
+                           : "")
         .add(consumer == nullptr ? "refused, as VER-4 allows for this caller: " : "producer refused")
         .add(consumer != nullptr && fell_back ? " (after the TypeError fallback of VER-5): " : "")
         .add(consumer != nullptr && !fell_back ? ": " : "")
         .add(error);
+    if (declined_wish && c.result.expected == Expectation::pass) {
+      out->expectation_settled = true;
+      out->settled = Expectation::skip;
+    }
     done(f.fails() ? Verdict::fail : (consumer == nullptr ? Verdict::pass : Verdict::skip), words);
     return;
   }
@@ -184,7 +196,7 @@ void run_exchange(const std::vector<Participant>& participants, const CaseDef& c
   hf.expected.elements = t.elements;
   hf.expected.request_valid = c.request_valid;
   judge_handoff(hf, &f);
-  if (f.any() || consumer == nullptr) {
+  if (f.fails() || consumer == nullptr) {
     delete_unclaimed(h);
     if (!f.fails()) {
       char words[128];
@@ -245,7 +257,8 @@ void run_exchange(const std::vector<Participant>& participants, const CaseDef& c
                          lf.consumer_calls == 0;
   if (unclaimed) delete_unclaimed(DLCHandoff{offered, const_cast<void*>(managed)});
 
-  // 5. Judge.
+  // 5. Judge. An observation on the handoff (INFO) stands unless the exchange finds more.
+  const Finding handoff_note = f;
   judge_lifecycle(lf, &f);
   if (!f.any()) {
     ImportFacts imp;
@@ -289,6 +302,11 @@ void run_exchange(const std::vector<Participant>& participants, const CaseDef& c
   if (f.fails()) {
     done(Verdict::fail, "");
     return;
+  }
+  if (!f.any()) f = handoff_note;
+  if (f.cls == FindingClass::read_only_exported_legacy && c.result.expected == Expectation::skip) {
+    out->expectation_settled = true;
+    out->settled = Expectation::pass;
   }
   char words[600];
   SafeText w(words, sizeof words);

@@ -20,6 +20,11 @@ struct CaseRecord {
   FindingClass cls = FindingClass::none;
   Rule rule = Rule::none;
   uint32_t micros = 0;
+  // The outcome settled what the rules expect, where the plan could not know it: a declined wish
+  // for a representation the producer does not declare is n/a (skip); immutable data exported
+  // to a legacy caller, instead of refused, is allowed with an INFO note (pass).
+  bool expectation_settled = false;
+  Expectation settled = Expectation::pass;
   char detail[480] = {};
 };
 

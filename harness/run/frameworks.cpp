@@ -86,6 +86,7 @@ FrameworkEnv resolve_framework_env(const std::string& name) {
   const std::string pins = std::string(DLC_SOURCE_ENVS_DIR) + "/" + name + ".txt";
   if (!fs::exists(pins, ec)) {
     env.why = "no framework environment named " + name + " (expected envs/" + name + ".txt)";
+    env.exists = false;
     return env;
   }
   const std::string dir = env_root() + "/" + name;
@@ -132,9 +133,22 @@ bool parse_framework_record(const std::string& line, CaseResult* out) {
   return true;
 }
 
+bool check_framework_envs(const std::vector<std::string>& names, std::string* error) {
+  for (const std::string& name : names) {
+    if (name == "all" || resolve_framework_env(name).exists) continue;
+    std::string known;
+    for (const std::string& e : all_framework_envs()) known += (known.empty() ? "" : ", ") + e;
+    *error = "--framework: expected a framework environment (" + known + ", all) but found '" +
+             name + "'";
+    return false;
+  }
+  return true;
+}
+
 bool run_framework_cases(const std::vector<std::string>& requested,
                          const std::string& producers_dir, double timeout,
-                         std::vector<CaseResult>* out, RunInfo* info, std::string* error) {
+                         std::vector<CaseResult>* out, RunInfo* info, std::string* error,
+                         const std::function<void(const std::string&)>& env_done) {
   std::error_code ec;
   const fs::path self = fs::canonical("/proc/self/exe", ec);
   // The build tree, or an installed PREFIX/<libdir>/dlconform/python.
@@ -162,11 +176,13 @@ bool run_framework_cases(const std::vector<std::string>& requested,
       envs.push_back(name);
     }
   }
+  if (!check_framework_envs(envs, error)) return false;
   for (const std::string& name : envs) {
     const FrameworkEnv env = resolve_framework_env(name);
     if (env.python.empty()) {
       out->push_back(unavailable(name, env.why));
       info->notes.push_back(env.why);
+      if (env_done) env_done(name);
       continue;
     }
     // A sanitized bridge runs in an unsanitized interpreter with the runtimes preloaded; Python
@@ -229,6 +245,7 @@ bool run_framework_cases(const std::vector<std::string>& requested,
       out->push_back(unavailable(name, why));
       info->notes.push_back(why);
     }
+    if (env_done) env_done(name);
   }
   return true;
 }

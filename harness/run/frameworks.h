@@ -9,6 +9,7 @@
 // that says why and names the command that creates it.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,7 @@ struct FrameworkEnv {
   std::string name;
   std::string python;  // the interpreter, "" when unusable
   std::string why;     // why it is unusable
+  bool exists = true;  // false: no such environment at all (a typo), which stops the run
 };
 
 // Every environment name `all` stands for, sorted.
@@ -28,13 +30,19 @@ std::vector<std::string> all_framework_envs();
 // Resolves one environment name.
 FrameworkEnv resolve_framework_env(const std::string& name);
 
+// False, with a one-line `error` naming the known ones, if a name is no environment at all.
+[[nodiscard]] bool check_framework_envs(const std::vector<std::string>& names, std::string* error);
+
 // Runs the framework cases of each environment and appends them to `out`, their parties and
 // notes to `info`. False, with a one-line `error`, when the driver cannot run at all (no bridge
 // built) or prints something that is not a record.
+// `env_done`, when set, is called after each environment with its name. A name that is no
+// environment at all is an error (a typo in a CI file must not pass unseen).
 [[nodiscard]] bool run_framework_cases(const std::vector<std::string>& envs,
                                        const std::string& producers_dir, double timeout,
                                        std::vector<CaseResult>* out, RunInfo* info,
-                                       std::string* error);
+                                       std::string* error,
+                                       const std::function<void(const std::string&)>& env_done = {});
 
 // Parses one tab-separated `case` record of the driver (without its tag); false if malformed.
 [[nodiscard]] bool parse_framework_record(const std::string& line, CaseResult* out);

@@ -13,12 +13,24 @@
 
 namespace dlc {
 
+// How far a run is: cases done of total, those neither as expected nor known, and the known
+// findings (a suppression file lists them), as the summary counts them.
+struct RunProgress {
+  const char* stage = "matrix";  // "matrix", or "frameworks" for the framework rows
+  size_t done = 0;
+  size_t total = 0;  // 0 while unknown (framework rows)
+  size_t unexpected = 0;
+  size_t known = 0;
+};
+
 struct RunnerOptions {
   int jobs = 2;
   double case_timeout_seconds = 5.0;
   bool isolate = true;  // false: run in this process (benchmarks, debugging)
-  // Called on the parent with (done, total, unexpected so far).
-  std::function<void(size_t, size_t, size_t)> progress;
+  // Called on the parent with the counts so far.
+  std::function<void(const RunProgress&)> progress;
+  // A finding the run's suppression files list as known: counted apart from the unexpected.
+  std::function<bool(const CaseResult&)> known;
 };
 
 // Forks the worker template: call it once the plugins are loaded and their states created, and

@@ -130,6 +130,11 @@ bool list_matrix(const MatrixConfig& config, std::vector<std::string>* ids, std:
 bool run_matrix(const MatrixConfig& config, MatrixRun* out, std::string* error,
                 MatrixFailure* failure) {
   *failure = MatrixFailure::none;
+  // A framework environment that does not exist stops the run before anything runs.
+  if (!check_framework_envs(config.frameworks, error)) {
+    *failure = MatrixFailure::harness;
+    return false;
+  }
   std::vector<Participant> participants;
   std::vector<CaseDef> cases;
   std::chrono::steady_clock::time_point started;
@@ -147,6 +152,7 @@ bool run_matrix(const MatrixConfig& config, MatrixRun* out, std::string* error,
     ro.case_timeout_seconds = config.timeout_seconds;
     ro.isolate = config.isolate;
     ro.progress = config.progress;
+    ro.known = config.known;
     ran = run_cases(participants, cases, ro, error);
   }
   if (!ran) {
@@ -165,8 +171,20 @@ bool run_matrix(const MatrixConfig& config, MatrixRun* out, std::string* error,
   for (CaseDef& c : cases) out->results.push_back(std::move(c.result));
   if (!config.frameworks.empty()) {
     std::vector<CaseResult> framework_cases;
+    RunProgress p{"frameworks", 0, 0, 0, 0};
+    size_t counted = 0;
+    auto env_done = [&](const std::string&) {
+      // The same counts as the summary: a known finding is not unexpected.
+      for (; counted < framework_cases.size(); ++counted) {
+        const CaseResult& r = framework_cases[counted];
+        if (!filter_matches(config.filter, r.id)) continue;
+        ++p.done;
+        if (!r.as_expected()) ++(config.known && config.known(r) ? p.known : p.unexpected);
+      }
+      if (config.progress) config.progress(p);
+    };
     if (!run_framework_cases(config.frameworks, builtin_plugin_dirs().front(),
-                             config.timeout_seconds, &framework_cases, &info, error)) {
+                             config.timeout_seconds, &framework_cases, &info, error, env_done)) {
       *failure = MatrixFailure::harness;
       return false;
     }

@@ -9,6 +9,7 @@
 
 #include "plan.h"
 #include "result.h"
+#include "runner.h"
 
 namespace dlc {
 
@@ -21,8 +22,10 @@ struct MatrixConfig {
   bool isolate = true;
   std::vector<std::string> frameworks;  // framework environments (see frameworks.h)
   bool run_details = false;             // record time, machine and paths in RunInfo
-  // Called with (done, total, unexpected so far) while cases run.
-  std::function<void(size_t, size_t, size_t)> progress;
+  // Called with the counts so far while cases run, then after each framework environment.
+  std::function<void(const RunProgress&)> progress;
+  // A finding listed as known (suppressions): the progress counts it apart from the unexpected.
+  std::function<bool(const CaseResult&)> known;
   // Called once before the run with (parties, cases).
   std::function<void(size_t, size_t)> started;
 };

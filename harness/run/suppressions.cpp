@@ -101,6 +101,19 @@ bool is_stale(const Suppression& s, const std::vector<CaseResult>& cases) {
   return false;
 }
 
+bool entry_matches(const Suppression& s, const CaseResult& c) {
+  const bool rule = s.rule == "*" || s.rule == c.rule_id;
+  return rule && (party_matches(s.party, c.producer) || party_matches(s.party, c.consumer));
+}
+
+bool is_suppressed(const Suppressions& suppressions, const CaseResult& c) {
+  if (c.as_expected()) return false;
+  for (const Suppression& s : suppressions.entries) {
+    if (entry_matches(s, c)) return true;
+  }
+  return false;
+}
+
 size_t apply_suppressions(Suppressions& suppressions, std::vector<CaseResult>& cases) {
   size_t marked = 0;
   for (CaseResult& c : cases) {
@@ -108,8 +121,7 @@ size_t apply_suppressions(Suppressions& suppressions, std::vector<CaseResult>& c
     // Every entry that matches counts the case, so that two files naming the same release (two
     // framework environments with the same torch) are both in use, not one of them stale.
     for (Suppression& s : suppressions.entries) {
-      const bool rule = s.rule == "*" || s.rule == c.rule_id;
-      if (rule && (party_matches(s.party, c.producer) || party_matches(s.party, c.consumer))) {
+      if (entry_matches(s, c)) {
         if (!c.known) c.known_reason = s.reason;
         c.known = true;
         ++s.matched;

@@ -49,6 +49,10 @@ struct Suppressions {
 // on every entry it matches. Returns how many cases it marked.
 size_t apply_suppressions(Suppressions& suppressions, std::vector<CaseResult>& cases);
 
+// Whether a case that is not as expected matches an entry (what apply_suppressions marks),
+// without counting it: the progress line's "known".
+[[nodiscard]] bool is_suppressed(const Suppressions& suppressions, const CaseResult& c);
+
 // The first entry for `rule` (or '*') whose PARTY matches `party`, or nullptr: the fuzzers go on
 // past a known finding of the importer under test.
 [[nodiscard]] Suppression* find_suppression(Suppressions& suppressions, std::string_view rule,

@@ -274,6 +274,16 @@ typedef struct DLCObservation {
  *  (unknown codes, overflowing shapes, NULL deleters, extra flag bits). The built-in mocks have
  *  it; a real exporter does not, and is never asked for such tensors. */
 #define DLC_FEATURE_TEST_LAYOUTS 32u
+/** Producer only: representations the request may wish for, which a real exporter chooses for
+ *  itself (the logical tensor is the same either way). A producer that declines such a wish is
+ *  "n/a" for that case, unless it declares the representation here; then declining is a finding.
+ *  A producer that ignores the wish and exports its own representation is judged as usual. */
+#define DLC_FEATURE_NULL_SHAPE 512u   /**< a 0-d tensor with shape == strides == NULL (LAY-6) */
+#define DLC_FEATURE_NULL_DATA 1024u   /**< a zero-size tensor with data == NULL (LAY-7) */
+#define DLC_FEATURE_NULL_STRIDES 2048u /**< compact data with strides == NULL, before 1.2 (LAY-5) */
+/** the first element reached through byte_offset: the request's byte_offset, or `data` at the
+ *  storage start of a window (DLC_SPEC_DATA_AT_STORAGE_START) (LAY-4) */
+#define DLC_FEATURE_BYTE_OFFSET 4096u
 
 /**
  * What a party supports. A producer is only asked for tensors inside its profile (anything else
