@@ -279,6 +279,23 @@ bool get_bool(PyObject* dict, const char* key, bool fallback) {
   PyObject* v = PyDict_GetItemString(dict, key);
   return v == nullptr || v == Py_None ? fallback : PyObject_IsTrue(v) == 1;
 }
+// The limited API (abi3, 3.9) has neither PyUnicode_AsUTF8 nor PyType_GetName.
+std::string utf8(PyObject* v) {
+  PyObject* bytes = v != nullptr ? PyUnicode_AsUTF8String(v) : nullptr;
+  if (bytes == nullptr) {
+    PyErr_Clear();
+    return "";
+  }
+  std::string s(PyBytes_AsString(bytes), static_cast<size_t>(PyBytes_Size(bytes)));
+  Py_DECREF(bytes);
+  return s;
+}
+std::string type_name(PyObject* obj) {
+  PyObject* name = PyObject_GetAttrString(reinterpret_cast<PyObject*>(Py_TYPE(obj)), "__name__");
+  const std::string s = utf8(name);
+  Py_XDECREF(name);
+  return s;
+}
 unsigned long long get_ull(PyObject* dict, const char* key) {
   PyObject* v = PyDict_GetItemString(dict, key);
   return v == nullptr || v == Py_None ? 0 : PyLong_AsUnsignedLongLongMask(v);
@@ -286,8 +303,7 @@ unsigned long long get_ull(PyObject* dict, const char* key) {
 std::string get_str(PyObject* dict, const char* key) {
   PyObject* v = PyDict_GetItemString(dict, key);
   if (v == nullptr || v == Py_None) return "";
-  const char* s = PyUnicode_AsUTF8(v);
-  return s != nullptr ? s : "";
+  return utf8(v);
 }
 
 // outcome: {"imported": bool, "error": str, "digest": int, "elements": int, "ndim": int,
@@ -441,7 +457,7 @@ PyObject* ask_for_capsule(PyObject* obj, bool ask, DLCVersion asked, bool* fell_
       *fell_back = true;
     }
   }
-  if (!ask || *fell_back) capsule = PyObject_CallNoArgs(method);
+  if (!ask || *fell_back) capsule = PyObject_CallObject(method, nullptr);
   Py_DECREF(method);
   return capsule;
 }
@@ -545,8 +561,8 @@ PyObject* consume(PyObject*, PyObject* args, PyObject* kwargs) {
   PyObject* shape = PyTuple_New(o.ndim > 0 && o.ndim <= DLC_MAX_NDIM ? o.ndim : 0);
   PyObject* strides = PyTuple_New(o.ndim > 0 && o.ndim <= DLC_MAX_NDIM && o.has_strides ? o.ndim : 0);
   for (int i = 0; i < o.ndim && i < DLC_MAX_NDIM; ++i) {
-    PyTuple_SET_ITEM(shape, i, PyLong_FromLongLong(o.shape[i]));
-    if (o.has_strides) PyTuple_SET_ITEM(strides, i, PyLong_FromLongLong(o.strides[i]));
+    PyTuple_SetItem(shape, i, PyLong_FromLongLong(o.shape[i]));
+    if (o.has_strides) PyTuple_SetItem(strides, i, PyLong_FromLongLong(o.strides[i]));
   }
   PyObject* result = Py_BuildValue(
       "{s:s,s:O,s:O,s:(II),s:K,s:(ii),s:(iii),s:i,s:N,s:N,s:K,s:K,s:K,s:O,s:N,s:N}", "capsule",
@@ -726,7 +742,7 @@ PyObject* check_exchange_api(PyObject*, PyObject* args) {
          named ? "a PyCapsule named dlpack_exchange_api"
                : std::string("expected a PyCapsule named dlpack_exchange_api but found ") +
                      (PyCapsule_CheckExact(attr) ? (capsule_name ? capsule_name : "NULL")
-                                                 : Py_TYPE(attr)->tp_name));
+                                                 : type_name(attr)));
   if (!named) {
     Py_DECREF(attr);
     return checks;
@@ -895,7 +911,7 @@ PyObject* plugin_from_dlpack(PluginConsumer* self, PyObject* args) {
   Py_DECREF(capsule);
   PyObject* shape = PyTuple_New(obs.ndim > 0 && obs.ndim <= DLC_MAX_NDIM ? obs.ndim : 0);
   for (int i = 0; i < obs.ndim && i < DLC_MAX_NDIM; ++i) {
-    PyTuple_SET_ITEM(shape, i, PyLong_FromLongLong(obs.shape[i]));
+    PyTuple_SetItem(shape, i, PyLong_FromLongLong(obs.shape[i]));
   }
   return Py_BuildValue("{s:O,s:s,s:i,s:N,s:(iii),s:K,s:K}", "imported",
                        rc == DLC_OK ? Py_True : Py_False, "error", error, "ndim", obs.ndim,
@@ -1006,18 +1022,18 @@ PyObject* tensor_layout(PyObject*, PyObject* args) {
   PyObject* shape = PyTuple_New(s.ndim);
   PyObject* strides = PyTuple_New(s.has_strides ? s.ndim : 0);
   for (int d = 0; d < s.ndim; ++d) {
-    PyTuple_SET_ITEM(shape, d, PyLong_FromLongLong(s.shape[d]));
-    if (s.has_strides) PyTuple_SET_ITEM(strides, d, PyLong_FromLongLong(s.strides[d]));
+    PyTuple_SetItem(shape, d, PyLong_FromLongLong(s.shape[d]));
+    if (s.has_strides) PyTuple_SetItem(strides, d, PyLong_FromLongLong(s.strides[d]));
   }
   return Py_BuildValue("{s:N,s:N,s:K,s:i}", "shape", shape, "strides", strides, "byte_offset",
                        static_cast<unsigned long long>(s.byte_offset), "misalign", s.misalign);
 }
 
 PyObject* digest(PyObject*, PyObject* args) {
-  Py_buffer view;
-  if (!PyArg_ParseTuple(args, "y*", &view)) return nullptr;
-  const uint64_t d = dlc_digest_update(dlc_digest_init(), view.buf, static_cast<size_t>(view.len));
-  PyBuffer_Release(&view);
+  const char* buf = nullptr;
+  Py_ssize_t len = 0;
+  if (!PyArg_ParseTuple(args, "y#", &buf, &len)) return nullptr;
+  const uint64_t d = dlc_digest_update(dlc_digest_init(), buf, static_cast<size_t>(len));
   return PyLong_FromUnsignedLongLong(d);
 }
 
