@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <map>
+#include <string_view>
 
 #include "exit_codes.h"
 #include "options.h"
@@ -64,7 +65,7 @@ int run(int argc, char** argv) {
   size_t next_plain = 0;
   double last_tty = -1;
   o.run.started = [&](size_t parties, size_t cases) {
-    if (!o.quiet) {
+    if (!o.quiet && cases > 0) {
       std::fprintf(stderr, "[matrix] %zu plugins, %zu cases, %d workers\n", parties, cases,
                    o.run.jobs);
     }
@@ -74,6 +75,7 @@ int run(int argc, char** argv) {
   o.run.progress = [&](const RunProgress& p) {
     if (o.quiet) return;
     const double t = elapsed();
+    if (p.total == 0 && std::string_view(p.stage) == "matrix") return;  // --no-builtin, no plugin
     if (p.total == 0) {  // framework rows: one line per environment
       std::fprintf(stderr, "[%s] %zu cases, %zu unexpected, %zu known, %.1f s\n", p.stage, p.done,
                    p.unexpected, p.known, t);

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 
@@ -11,6 +12,7 @@ const char* const kMatrixUsage =
     "usage: dlconform matrix [--plugin SO]... [--no-builtin] [--filter PATTERN] [--jobs N]\n"
     "                        [--timeout SECONDS] [--json F] [--junit F] [--markdown F] [--html F]\n"
     "                        [--framework ENV]... [--frameworks-markdown F]\n"
+    "                        [--module NAME[=PROFILE]]... [--adapter FILE.py]... [--python PATH]\n"
     "                        [--suppressions F]... [--warn-only]\n"
     "                        [--no-isolation] [--list] [--run-details] [--quiet | --verbose]\n";
 const char* const kLayoutUsage =
@@ -52,6 +54,25 @@ Parsed walk(int argc, char** argv, std::initializer_list<const char*> valued, On
   return Parsed{};
 }
 
+// NAME[=PROFILE]: NAME a dotted Python identifier.
+bool valid_module(const std::string& spec) {
+  const std::string name = spec.substr(0, spec.find('='));
+  if (name.empty() || spec.size() == name.size() + 1) return false;
+  bool start = true;
+  for (char ch : name) {
+    const bool letter = std::isalpha(static_cast<unsigned char>(ch)) || ch == '_';
+    if (ch == '.') {
+      if (start) return false;
+      start = true;
+    } else if (letter || (!start && std::isdigit(static_cast<unsigned char>(ch)))) {
+      start = false;
+    } else {
+      return false;
+    }
+  }
+  return !start;
+}
+
 int default_jobs() {
   const long cores = sysconf(_SC_NPROCESSORS_ONLN);
   return static_cast<int>(std::max(1L, std::min(cores, 16L)));
@@ -61,9 +82,10 @@ int default_jobs() {
 
 Parsed parse_matrix(int argc, char** argv, MatrixCommand* o) {
   o->run.jobs = default_jobs();
-  return walk(argc, argv,
+  const Parsed parsed = walk(argc, argv,
               {"--plugin", "--filter", "--jobs", "--timeout", "--json", "--junit", "--markdown",
-               "--html", "--suppressions", "--framework", "--frameworks-markdown"},
+               "--html", "--suppressions", "--framework", "--frameworks-markdown", "--module",
+               "--adapter", "--python"},
               [&](const std::string& arg, const std::string& v) -> Parsed {
                 if (arg == "--plugin") {
                   o->run.plugins.push_back(v);
@@ -76,6 +98,16 @@ Parsed parse_matrix(int argc, char** argv, MatrixCommand* o) {
                                  "frameworks, mxnet, numpy-2.0.2, debian) but found '" + v + "'");
                   }
                   o->run.frameworks.push_back(v);
+                } else if (arg == "--module") {
+                  if (!valid_module(v)) {
+                    return error("expected --module NAME[=PROFILE] (an importable module name "
+                                 "such as mylib or pkg.sub) but found '" + v + "'");
+                  }
+                  o->run.modules.push_back(v);
+                } else if (arg == "--adapter") {
+                  o->run.adapters.push_back(v);
+                } else if (arg == "--python") {
+                  o->run.python = v;
                 } else if (arg == "--filter") {
                   o->run.filter = v;
                 } else if (arg == "--jobs") {
@@ -113,6 +145,26 @@ Parsed parse_matrix(int argc, char** argv, MatrixCommand* o) {
                 }
                 return Parsed{};
               });
+  // As array-api-tests' ARRAY_API_TESTS_MODULE: the library under test from the environment
+  // (names separated by commas or blanks) when the command line names none.
+  if (parsed.status == ParseStatus::ok && o->run.modules.empty()) {
+    if (const char* from_env = std::getenv("DLCONFORM_MODULE")) {
+      std::string names = from_env;
+      for (char& ch : names) ch = ch == ',' ? ' ' : ch;
+      size_t at = 0;
+      while ((at = names.find_first_not_of(' ', at)) != std::string::npos) {
+        const size_t end = std::min(names.find(' ', at), names.size());
+        const std::string name = names.substr(at, end - at);
+        if (!valid_module(name)) {
+          return error("expected DLCONFORM_MODULE to name importable modules (mylib, pkg.sub) "
+                       "but found '" + name + "'");
+        }
+        o->run.modules.push_back(name);
+        at = end;
+      }
+    }
+  }
+  return parsed;
 }
 
 Parsed parse_layout(int argc, char** argv, LayoutCommand* o) {

@@ -73,6 +73,9 @@ class Framework:
     legacy_exports = {}  # api name -> function(value) -> capsule
     capsule_imports = {}  # api name -> function(capsule) -> value: its capsule-only importers
     writable_concept = True  # it has a notion of read-only arrays
+    imports = True       # it has an importer (from_dlpack, or capsule_imports)
+    exports = True       # its arrays can be exported (__dlpack__, legacy_exports or export())
+    partner_only = False  # in the pairs only (NumPy beside a module under test)
 
     def __init__(self):
         self.module = importlib.import_module(self.name)
@@ -549,6 +552,133 @@ class MXNet(Framework):
 
     def writable(self, value):
         return True
+
+
+def element_reader(np, dtype_name):
+    """Python scalars of 0-d arrays, by dtype: a read that needs no DLPack and no buffer
+    protocol (the Array API gives every 0-d array __bool__, __int__, __float__, __complex__)."""
+    if dtype_name == "bool":
+        return bool
+    if dtype_name.startswith(("int", "uint")):
+        return int
+    if dtype_name.startswith("complex"):
+        return complex
+    return float
+
+
+class ModuleAdapter(Framework):
+    """Any module with the Array API's DLPack surface, judged by its name alone (--module NAME,
+    DLCONFORM_MODULE): arrays made by asarray (else from_dlpack of a NumPy array), views by its
+    own slicing, permute_dims, flip and broadcast_to, values read back element by element
+    through indexing, never through DLPack (a wrong export must not agree with itself)."""
+    views = ("T", "step", "reversed", "offset", "broadcast")
+    strides = "positive"  # the default profile's: what every consumer must take
+    features = "read-only zero-dim zero-size"
+    writable_concept = False
+
+    def __init__(self, name, profile_file=""):
+        self.name = name
+        super().__init__()
+        xp = self.module
+        self.profile_file = profile_file
+        self.imports = callable(getattr(xp, "from_dlpack", None))
+        self.makes = callable(getattr(xp, "asarray", None)) or self.imports
+        self.by_name = {}  # dtype name -> the module's dtype object
+        info = getattr(xp, "__array_namespace_info__", None)
+        if callable(info):
+            try:
+                self.by_name = {k: v for k, v in dict(info().dtypes()).items() if k in DTYPES}
+            except Exception:
+                self.by_name = {}
+        for name_ in DTYPES:
+            if name_ not in self.by_name and getattr(xp, name_, None) is not None:
+                self.by_name[name_] = getattr(xp, name_)
+        known = [d for d in DTYPES if d in self.by_name and d in PROFILE_NAMES]
+        self.dtypes = known or ["float32"]
+        if "bfloat16" in self.dtypes:
+            try:
+                import ml_dtypes  # noqa: F401
+            except ImportError:
+                self.dtypes.remove("bfloat16")
+        if not callable(getattr(xp, "flip", None)):
+            self.views = tuple(v for v in self.views if v != "reversed")
+
+    def probe(self):
+        facts = super().probe()
+        value = self.from_np(self.np.ones((2,), "float32"))
+        facts["dunder"] = callable(getattr(value, "__dlpack__", None))
+        return facts
+
+    def profile(self):
+        if self.profile_file:
+            with open(self.profile_file, encoding="utf-8") as f:
+                return f.read()
+        return super().profile()
+
+    def from_np(self, array):
+        xp = self.module
+        if callable(getattr(xp, "asarray", None)):
+            return xp.asarray(array)
+        return xp.from_dlpack(array.copy())
+
+    def view(self, value, kind):
+        xp = self.module
+        permute = getattr(xp, "permute_dims", None)
+        return sliced_view(value, kind, getattr(xp, "broadcast_to", None) or self.np.broadcast_to,
+                           transpose=(lambda v: permute(v, (1, 0))) if permute else (lambda v: v.T),
+                           reverse=(lambda v: xp.flip(v, axis=0)) if hasattr(xp, "flip") else None)
+
+    def dtype_name(self, value):
+        for name_, dtype in self.by_name.items():
+            try:
+                if value.dtype == dtype:
+                    return name_
+            except Exception:
+                continue
+        return str(value.dtype).rsplit(".", 1)[-1]
+
+    def to_np(self, value):
+        np = self.np
+        name_ = self.dtype_name(value)
+        shape = tuple(int(e) for e in value.shape)
+        read = element_reader(np, name_)
+        if name_ in ("bfloat16", "float8_e4m3fn", "float8_e5m2"):
+            import ml_dtypes
+            dtype = getattr(ml_dtypes, name_)
+        else:
+            dtype = np.dtype(name_)
+        out = np.empty(shape, dtype=dtype)
+        for index in np.ndindex(*shape):
+            out[index] = read(value[index] if index else value)  # a 0-d array converts itself
+        # Python floats keep no NaN payload: where NumPy's own conversion (which may not go
+        # through DLPack) agrees value for value, its exact bytes are the ones to compare.
+        try:
+            direct = np.asarray(value)
+            if direct.shape == out.shape and np.array_equal(direct.astype(out.dtype), out,
+                                                            equal_nan=out.dtype.kind in "fc"):
+                return direct.astype(out.dtype)
+        except Exception:
+            pass
+        return out
+
+
+def load_adapters(path):
+    """The adapter classes a file defines: subclasses of Framework, the interface documented in
+    the README ("A Python adapter for everything else"). The file imports this module as
+    `dlconform_frameworks`."""
+    import importlib.util
+    sys.modules.setdefault("dlconform_frameworks", sys.modules[__name__])
+    spec = importlib.util.spec_from_file_location(
+        "dlconform_adapter_" + os.path.splitext(os.path.basename(path))[0], path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    found = [cls for cls in vars(module).values()
+             if isinstance(cls, type) and issubclass(cls, Framework) and cls is not Framework
+             and cls.__module__ == module.__name__]
+    if not found:
+        raise ValueError(f"expected a subclass of dlconform_frameworks.Framework in {path} "
+                         "but found none")
+    return found
 
 
 ORDER = [("numpy", NumPy), ("paddle", Paddle), ("torch", Torch), ("jax", Jax),
@@ -1197,6 +1327,8 @@ def plan(frameworks, producers_dir, env):
     cases = []
     catalogue = bridge.tensor_names()
     for fw in frameworks:
+        if fw.partner_only:
+            continue
         own = fw.label
         # 1. As producer: every tensor it can make, through __dlpack__ and its own exporters.
         for tensor, rule, build in constructions(fw):
@@ -1208,7 +1340,7 @@ def plan(frameworks, producers_dir, env):
                                   framework_exports(fw, build, api), rule, (fw,)))
         # 2. As consumer: the mock producers' tensors through the catalogue.
         profile = fw.profile()
-        for producer, header in MOCK_PRODUCERS:
+        for producer, header in (MOCK_PRODUCERS if fw.imports else ()):
             path = os.path.join(producers_dir, f"dlc-{producer}-{header.replace('.', '_')}.so")
             if not os.path.exists(path):
                 continue
@@ -1263,6 +1395,8 @@ def plan(frameworks, producers_dir, env):
                 made[f"{PROFILE_NAMES[dtype]}_odd_offset"] = (
                     "LAY-9", lambda dtype=dtype: odd_offset(a.np, dtype))
         for b in frameworks:
+            if not a.exports or not b.imports or (a.partner_only and b.partner_only):
+                continue
             for tensor, (rule, build) in made.items():
                 if tensor not in PAIR_TENSORS and rule != "LAY-9":
                     continue
@@ -1340,18 +1474,87 @@ def probe_in_child(fw, timeout):
         return {"error": f"the probe died ({how})"}
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--env", required=True, help="the framework environment's name")
-    parser.add_argument("--producers", default="", help="the folder of the mock producer plugins")
-    parser.add_argument("--timeout", type=float, default=60)
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--list", action="store_true")
-    args = parser.parse_args()
-    # Records go to the real stdout; anything a framework prints (banners, warnings) to stderr.
-    records = os.fdopen(os.dup(1), "w", buffering=1)
-    os.dup2(2, 1)
-    started = time.monotonic()
+def fatal(records, text):
+    """One line for the command to print, and no cases: the run cannot judge what was asked."""
+    print(f"fatal\t{clean(text)}", file=records)
+    records.flush()
+    os._exit(3)
+
+
+def import_in_child(name):
+    """Imports `name` in a forked child first: a module that crashes the interpreter at import
+    must be a line, not the end of the driver. None, or why it cannot be imported."""
+    pid = os.fork()
+    if pid == 0:
+        quiet = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(quiet, 1)
+        os.dup2(quiet, 2)
+        try:
+            importlib.import_module(name)
+        except BaseException:  # noqa: B036 (the parent imports it again and names the error)
+            os._exit(1)
+        os._exit(0)
+    _, status = os.waitpid(pid, 0)
+    if os.WIFSIGNALED(status):
+        return (f"module {name} crashed the interpreter at import "
+                f"({signal.Signals(os.WTERMSIG(status)).name})")
+    return None
+
+
+def libraries_under_test(args, records):
+    """The modules named on the command line and the adapters of the files given, each probed;
+    NumPy joins as a pair partner. A module that cannot be judged at all is fatal."""
+    made = []
+    for spec in args.module:
+        name, _, profile = spec.partition("=")
+        crashed = import_in_child(name)
+        if crashed:
+            fatal(records, crashed)
+        try:
+            with quiet_stderr():
+                made.append(ModuleAdapter(name, profile))
+        except Exception as e:
+            fatal(records, f"expected module {name} to import but found {type(e).__name__}: "
+                           f"{clean(e)[:300]}")
+    for path in args.adapter:
+        try:
+            classes = load_adapters(path)
+        except Exception as e:
+            fatal(records, f"--adapter {path}: {type(e).__name__}: {clean(e)[:300]}")
+        for cls in classes:
+            try:
+                with quiet_stderr():
+                    made.append(cls())
+            except Exception as e:
+                fatal(records, f"--adapter {path}: expected {cls.__name__}() to start but found "
+                               f"{type(e).__name__}: {clean(e)[:300]}")
+    usable = []
+    for fw in made:
+        facts = probe_in_child(fw, args.timeout)
+        if "error" in facts:
+            fatal(records, f"{fw.label} cannot make a float32 array of 2 elements: "
+                           f"{facts['error']}")
+        fw.dtypes, fw.has_xapi = facts["dtypes"], facts["has_xapi"]
+        if "dunder" in facts:
+            fw.dunder = facts["dunder"]
+            fw.exports = fw.dunder or bool(fw.legacy_exports)
+        if not fw.imports:
+            print(f"note\t{fw.label} has no from_dlpack: judged as a producer only", file=records)
+        if not fw.exports:
+            print(f"note\t{fw.label}'s arrays have no __dlpack__: judged as a consumer only",
+                  file=records)
+        usable.append(fw)
+    if not any(fw.name == "numpy" for fw in usable):
+        partner = NumPy()
+        partner.partner_only = True
+        usable.append(partner)
+    return usable
+
+
+
+
+def environment_frameworks(args, records):
+    """Every framework of ORDER that this environment installs, probed."""
     usable = []
     for name, cls in ORDER:
         try:
@@ -1371,8 +1574,34 @@ def main():
             continue
         fw.dtypes, fw.has_xapi = facts["dtypes"], facts["has_xapi"]
         usable.append(fw)
+    return usable
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--env", required=True, help="the framework environment's name")
+    parser.add_argument("--producers", default="", help="the folder of the mock producer plugins")
+    parser.add_argument("--timeout", type=float, default=60)
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--list", action="store_true")
+    parser.add_argument("--module", action="append", default=[],
+                        help="NAME[=PROFILE]: judge this module by its Array API surface")
+    parser.add_argument("--adapter", action="append", default=[],
+                        help="a Python file defining Framework subclasses to judge")
+    args = parser.parse_args()
+    # Records go to the real stdout; anything a framework prints (banners, warnings) to stderr.
+    records = os.fdopen(os.dup(1), "w", buffering=1)
+    os.dup2(2, 1)
+    started = time.monotonic()
+    if args.module or args.adapter:
+        usable = libraries_under_test(args, records)
+    else:
+        usable = environment_frameworks(args, records)
     for fw in usable:
-        print(f"party\t{fw.label}\tproducer+consumer\t"
+        roles = "+".join(r for r, has in (("producer", fw.exports), ("consumer", fw.imports)) if has)
+        if fw.partner_only:
+            roles = "pair partner"
+        print(f"party\t{fw.label}\t{roles}\t"
               f"{clean(fw.profile().replace(chr(10), ' · '))} (declared by the driver) · "
               f"environment {args.env}", file=records)
     cases = plan(usable, args.producers, args.env)

@@ -2,12 +2,15 @@
 """Runs the shell steps of a GitHub Actions workflow locally, the way the runner would.
 
   run_steps.py WORKFLOW WORKSPACE [--skip NAME]... [--install-from BUILD_DIR]
+               [--input NAME=VALUE]... [--action-path DIR]
 
 Each `run:` step runs with bash -e in WORKSPACE, with GITHUB_ENV, GITHUB_PATH, GITHUB_STEP_SUMMARY
 and RUNNER_TEMP set; what a step appends to GITHUB_ENV and GITHUB_PATH reaches the next steps.
 `uses:` steps (checkout, artifact upload, JUnit publishing) need GitHub and are listed, not run.
 --install-from replaces the step "Build and install dlconform" by a DESTDIR install of an
 existing build, so that a test does not compile dlconform twice; the steps after it run as written.
+A composite action (action.yml) runs the same way: `${{ inputs.NAME }}` takes --input NAME=VALUE
+(else the input's default), and `${{ github.action_path }}` --action-path.
 Exits non-zero, naming the step, when a step fails."""
 import argparse
 import os
@@ -61,6 +64,41 @@ def steps_of(path):
     return steps
 
 
+def defaults_of(path):
+    """A composite action's inputs and their defaults: {name: default} ('' when none)."""
+    values, in_inputs, name = {}, False, None
+    for line in open(path, encoding="utf-8").read().splitlines():
+        stripped = line.strip()
+        if not line.startswith(" ") and stripped:
+            in_inputs = stripped == "inputs:"
+            continue
+        if not in_inputs or not stripped or stripped.startswith("#"):
+            continue
+        indent = len(line) - len(line.lstrip())
+        key, _, value = stripped.partition(":")
+        if indent == 2:
+            name = key
+            values[name] = ""
+        elif name is not None and key == "default":
+            values[name] = value.strip().strip("'\"")
+    return values
+
+
+def expand(script, values, action_path):
+    """${{ inputs.NAME }} and ${{ github.action_path }}, as the runner substitutes them."""
+    import re
+
+    def one(match):
+        expression = match.group(1).strip()
+        if expression == "github.action_path":
+            return action_path
+        if expression.startswith("inputs."):
+            return values.get(expression[len("inputs."):], "")
+        raise SystemExit(f"run_steps: expected inputs.NAME or github.action_path but found "
+                         f"${{{{ {expression} }}}}")
+    return re.sub(r"\$\{\{(.*?)\}\}", one, script)
+
+
 def apply_exports(env, env_file, path_file):
     with open(env_file, encoding="utf-8") as f:
         for line in f:
@@ -81,8 +119,12 @@ def main():
     parser.add_argument("workspace")
     parser.add_argument("--skip", action="append", default=[])
     parser.add_argument("--install-from")
+    parser.add_argument("--input", action="append", default=[])
+    parser.add_argument("--action-path", default="")
     args = parser.parse_args()
     steps = steps_of(args.workflow)
+    values = defaults_of(args.workflow)
+    values.update(dict(item.partition("=")[::2] for item in args.input))
     if not any("run" in s for s in steps):
         sys.exit(f"run_steps: {args.workflow}: expected run: steps but found none")
     temp = tempfile.mkdtemp(prefix="runner-temp-")
@@ -101,7 +143,7 @@ def main():
         if name in args.skip or (failed and "always()" not in step.get("if", "")):
             print(f"[step] {name}: skipped")
             continue
-        script = step["run"]
+        script = expand(step["run"], values, args.action_path)
         if name == "Build and install dlconform" and args.install_from:
             stage = os.path.join(temp, "stage")
             script = (f"meson install -C {shlex.quote(args.install_from)} --destdir {stage} "

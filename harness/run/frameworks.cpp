@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "dlc_config.h"
+#include "profile.h"
 #include "shell_quote.h"
 
 namespace dlc {
@@ -145,26 +146,117 @@ bool check_framework_envs(const std::vector<std::string>& names, std::string* er
   return true;
 }
 
+namespace {
+
+// Where the driver and the bridge are: the build tree, or the installed package or prefix.
+bool find_driver(std::string* module_dir, std::string* script, std::string* error) {
+  std::error_code ec;
+  const fs::path self = fs::canonical("/proc/self/exe", ec);
+  *module_dir = DLC_BUILD_PYTHON_DIR;
+  *script = std::string(DLC_SOURCE_PYTHON_DIR) + "/dlconform_frameworks.py";
+  if (ec || self != fs::weakly_canonical(DLC_BUILD_CLI_PATH, ec)) {
+    *module_dir = (self.parent_path().parent_path() / DLC_PYTHON_DIR_IN_PREFIX).string();
+    *script = *module_dir + "/dlconform_frameworks.py";
+  }
+  bool has_bridge = false;
+  for (const auto& entry : fs::directory_iterator(*module_dir, ec)) {
+    has_bridge |= entry.path().filename().string().rfind("_dlconform", 0) == 0;
+  }
+  if (!has_bridge || !fs::exists(*script, ec)) {
+    *error = "the Python bridge is not built (meson option python=enabled, and python3-dev) in " +
+             *module_dir;
+    return false;
+  }
+  return true;
+}
+
+// Runs the driver once in `python` and collects its records. `label` names the run in errors.
+bool run_driver(const std::string& label, const std::string& env_name, const std::string& python,
+                const std::string& extra_args, const std::string& module_dir,
+                const std::string& script, const std::string& producers_dir, double timeout,
+                std::vector<CaseResult>* out, RunInfo* info, std::string* error) {
+  // A sanitized bridge runs in an unsanitized interpreter with the runtimes preloaded; Python
+  // and the frameworks keep memory until exit, and mismatch their own new[]/delete, which is
+  // not ours to report.
+  std::string preload = DLC_SANITIZER_PRELOAD;
+  if (!preload.empty()) {
+    preload = "LD_PRELOAD=" + shell_quote(preload) +
+              " ASAN_OPTIONS=detect_leaks=0:handle_segv=0:handle_abort=0:"
+              "allow_user_segv_handler=1:alloc_dealloc_mismatch=0 ";
+  }
+  // The user's PYTHONPATH stays behind the bridge's: a library under test may live there.
+  const char* user_path = std::getenv("PYTHONPATH");
+  const std::string python_path =
+      module_dir + (user_path != nullptr && *user_path != '\0' ? ":" + std::string(user_path) : "");
+  const std::string command =
+      preload + "PYTHONPATH=" + shell_quote(python_path) + " PYTHONDONTWRITEBYTECODE=1 " +
+      "TF_CPP_MIN_LOG_LEVEL=3 " + shell_quote(python) + " " + shell_quote(script) + " --env " +
+      shell_quote(env_name) + " --producers " + shell_quote(producers_dir) + " --timeout " +
+      std::to_string(timeout) + extra_args;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) {
+    *error = label + ": cannot run " + command;
+    return false;
+  }
+  std::string line, bad, fatal;
+  char buffer[8192];
+  size_t cases = 0;
+  const size_t first = out->size();
+  while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) {
+    line += buffer;
+    if (line.empty() || line.back() != '\n') continue;
+    line.pop_back();
+    CaseResult r;
+    if (line.rfind("case\t", 0) == 0 && parse_framework_record(line.substr(5), &r)) {
+      out->push_back(std::move(r));
+      ++cases;
+    } else if (line.rfind("party\t", 0) == 0) {
+      const std::vector<std::string> f = split_tabs(line.substr(6));
+      if (f.size() == 3) info->parties.push_back(PartyInfo{f[0], f[1], f[2], python, false});
+      else if (bad.empty()) bad = line.substr(0, 200);
+    } else if (line.rfind("note\t", 0) == 0) {
+      info->notes.push_back(line.substr(5));
+    } else if (line.rfind("fatal\t", 0) == 0) {
+      fatal = line.substr(6);
+    } else if (bad.empty()) {
+      bad = line.substr(0, 200);
+    }
+    line.clear();
+  }
+  const int status = pclose(pipe);
+  if (!fatal.empty()) {
+    *error = label + ": " + fatal;
+    return false;
+  }
+  if (!bad.empty()) {
+    *error = label + ": expected records from " + script + " but found: " + bad;
+    return false;
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    *error = label + ": " + script + " failed (exit " +
+             std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + ", see above)";
+    return false;
+  }
+  // Workers finish in any order; reports list cases by id.
+  std::sort(out->begin() + static_cast<std::ptrdiff_t>(first), out->end(),
+            [](const CaseResult& a, const CaseResult& b) { return a.id < b.id; });
+  if (cases == 0) {
+    const std::string why = label + " ran no case";
+    out->push_back(unavailable(env_name, why));
+    info->notes.push_back(why);
+  }
+  return true;
+}
+
+}  // namespace
+
 bool run_framework_cases(const std::vector<std::string>& requested,
                          const std::string& producers_dir, double timeout,
                          std::vector<CaseResult>* out, RunInfo* info, std::string* error,
                          const std::function<void(const std::string&)>& env_done) {
-  std::error_code ec;
-  const fs::path self = fs::canonical("/proc/self/exe", ec);
-  // The build tree, or an installed PREFIX/<libdir>/dlconform/python.
-  std::string module_dir = DLC_BUILD_PYTHON_DIR;
-  std::string script = std::string(DLC_SOURCE_PYTHON_DIR) + "/dlconform_frameworks.py";
-  if (ec || self != fs::weakly_canonical(DLC_BUILD_CLI_PATH, ec)) {
-    module_dir = (self.parent_path().parent_path() / DLC_PYTHON_DIR_IN_PREFIX).string();
-    script = module_dir + "/dlconform_frameworks.py";
-  }
-  bool has_bridge = false;
-  for (const auto& entry : fs::directory_iterator(module_dir, ec)) {
-    has_bridge |= entry.path().filename().string().rfind("_dlconform", 0) == 0;
-  }
-  if (!has_bridge || !fs::exists(script, ec)) {
-    *error = "--framework: the Python bridge is not built (meson option python=enabled, and "
-             "python3-dev) in " + module_dir;
+  std::string module_dir, script;
+  if (!find_driver(&module_dir, &script, error)) {
+    *error = "--framework: " + *error;
     return false;
   }
   std::vector<std::string> envs;
@@ -182,72 +274,81 @@ bool run_framework_cases(const std::vector<std::string>& requested,
     if (env.python.empty()) {
       out->push_back(unavailable(name, env.why));
       info->notes.push_back(env.why);
-      if (env_done) env_done(name);
-      continue;
-    }
-    // A sanitized bridge runs in an unsanitized interpreter with the runtimes preloaded; Python
-    // and the frameworks keep memory until exit, and mismatch their own new[]/delete, which is
-    // not ours to report.
-    std::string preload = DLC_SANITIZER_PRELOAD;
-    if (!preload.empty()) {
-      preload = "LD_PRELOAD=" + shell_quote(preload) +
-                " ASAN_OPTIONS=detect_leaks=0:handle_segv=0:handle_abort=0:"
-                "allow_user_segv_handler=1:alloc_dealloc_mismatch=0 ";
-    }
-    const std::string command =
-        preload + "PYTHONPATH=" + shell_quote(module_dir) + " PYTHONDONTWRITEBYTECODE=1 " +
-        "TF_CPP_MIN_LOG_LEVEL=3 " + shell_quote(env.python) + " " + shell_quote(script) +
-        " --env " + shell_quote(name) + " --producers " + shell_quote(producers_dir) +
-        " --timeout " + std::to_string(timeout);
-    FILE* pipe = popen(command.c_str(), "r");
-    if (pipe == nullptr) {
-      *error = "--framework: cannot run " + command;
+    } else if (!run_driver("--framework " + name, name, env.python, "", module_dir, script,
+                           producers_dir, timeout, out, info, error)) {
       return false;
-    }
-    std::string line, bad;
-    char buffer[8192];
-    size_t cases = 0;
-    const size_t first = out->size();
-    while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) {
-      line += buffer;
-      if (line.empty() || line.back() != '\n') continue;
-      line.pop_back();
-      CaseResult r;
-      if (line.rfind("case\t", 0) == 0 && parse_framework_record(line.substr(5), &r)) {
-        out->push_back(std::move(r));
-        ++cases;
-      } else if (line.rfind("party\t", 0) == 0) {
-        const std::vector<std::string> f = split_tabs(line.substr(6));
-        if (f.size() == 3) info->parties.push_back(PartyInfo{f[0], f[1], f[2], env.python, false});
-        else if (bad.empty()) bad = line.substr(0, 200);
-      } else if (line.rfind("note\t", 0) == 0) {
-        info->notes.push_back(line.substr(5));
-      } else if (bad.empty()) {
-        bad = line.substr(0, 200);
-      }
-      line.clear();
-    }
-    const int status = pclose(pipe);
-    if (!bad.empty()) {
-      *error = "--framework " + name + ": expected records from " + script + " but found: " + bad;
-      return false;
-    }
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-      *error = "--framework " + name + ": " + script + " failed (exit " +
-               std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + ", see above)";
-      return false;
-    }
-    // Workers finish in any order; reports list cases by id.
-    std::sort(out->begin() + static_cast<std::ptrdiff_t>(first), out->end(),
-              [](const CaseResult& a, const CaseResult& b) { return a.id < b.id; });
-    if (cases == 0) {
-      const std::string why = "framework environment " + name + " ran no framework";
-      out->push_back(unavailable(name, why));
-      info->notes.push_back(why);
     }
     if (env_done) env_done(name);
   }
   return true;
+}
+
+bool check_library_run(LibraryRun* run, std::string* error) {
+  if (run->modules.empty() && run->adapters.empty()) return true;
+  if (run->python.empty()) {
+    const char* from_env = std::getenv("DLCONFORM_PYTHON");
+    run->python = from_env != nullptr && *from_env != '\0' ? from_env : "python3";
+  }
+  // The interpreter: CPython 3.9 or later (the bridge is built for the limited API of 3.9).
+  const std::string probe =
+      shell_quote(run->python) +
+      " -c 'import platform, sys; print(platform.python_implementation(), "
+      "sys.version_info[0], sys.version_info[1])' 2>&1";
+  FILE* pipe = popen(probe.c_str(), "r");
+  char text[256] = {};
+  const bool read = pipe != nullptr && std::fgets(text, sizeof text, pipe) != nullptr;
+  const int status = pipe != nullptr ? pclose(pipe) : -1;
+  char implementation[64] = {};
+  int major = 0, minor = 0;
+  std::string seen = read ? text : "no answer";
+  while (!seen.empty() && (seen.back() == '\n' || seen.back() == '\r')) seen.pop_back();
+  if (!read || status != 0 ||
+      std::sscanf(text, "%63s %d %d", implementation, &major, &minor) != 3 ||
+      std::string(implementation) != "CPython" || major < 3 || (major == 3 && minor < 9)) {
+    *error = "--python " + run->python + ": expected CPython 3.9 or later but found " +
+             (status != 0 && read ? "an error: " + seen : seen);
+    return false;
+  }
+  for (const std::string& spec : run->modules) {
+    const size_t eq = spec.find('=');
+    if (eq == std::string::npos) continue;
+    Profile profile;
+    if (!load_profile_file(spec.substr(eq + 1), &profile, error)) {
+      *error = "--module " + spec.substr(0, eq) + ": " + *error;
+      return false;
+    }
+  }
+  std::error_code ec;
+  for (const std::string& path : run->adapters) {
+    if (!fs::is_regular_file(path, ec)) {
+      *error = "--adapter: expected a Python file but found no file " + path;
+      return false;
+    }
+  }
+  return true;
+}
+
+bool run_library_cases(const LibraryRun& run, const std::string& producers_dir, double timeout,
+                       std::vector<CaseResult>* out, RunInfo* info, std::string* error) {
+  std::string module_dir, script;
+  if (!find_driver(&module_dir, &script, error)) {
+    *error = "--module: " + *error;
+    return false;
+  }
+  std::error_code ec;
+  std::string args;
+  for (const std::string& spec : run.modules) {
+    const size_t eq = spec.find('=');
+    args += " --module " + shell_quote(eq == std::string::npos
+                                           ? spec
+                                           : spec.substr(0, eq) + "=" +
+                                                 fs::absolute(spec.substr(eq + 1), ec).string());
+  }
+  for (const std::string& path : run.adapters) {
+    args += " --adapter " + shell_quote(fs::absolute(path, ec).string());
+  }
+  return run_driver(run.adapters.empty() ? "--module" : "--adapter", "module", run.python, args,
+                    module_dir, script, producers_dir, timeout, out, info, error);
 }
 
 }  // namespace dlc

@@ -44,6 +44,25 @@ FrameworkEnv resolve_framework_env(const std::string& name);
                                        std::string* error,
                                        const std::function<void(const std::string&)>& env_done = {});
 
+// Libraries judged by name in one interpreter (--module NAME[=PROFILE], --adapter FILE.py,
+// --python PATH): the run's environment is called "module" in case ids.
+struct LibraryRun {
+  std::vector<std::string> modules;
+  std::vector<std::string> adapters;
+  std::string python;  // "" -> $DLCONFORM_PYTHON (set by `python -m dlconform`), else python3
+};
+
+// Before anything runs: resolves the interpreter and checks that it is CPython 3.9 or later,
+// that every profile file parses and every adapter file exists. False with a one-line `error`.
+[[nodiscard]] bool check_library_run(LibraryRun* run, std::string* error);
+
+// Runs the driver for the libraries: each as producer and consumer with the mock producers, the
+// negotiation table, XAPI where it exists, and pairs with NumPy. A module that does not import,
+// or crashes the interpreter at import, is an error naming it.
+[[nodiscard]] bool run_library_cases(const LibraryRun& run, const std::string& producers_dir,
+                                     double timeout, std::vector<CaseResult>* out, RunInfo* info,
+                                     std::string* error);
+
 // Parses one tab-separated `case` record of the driver (without its tag); false if malformed.
 [[nodiscard]] bool parse_framework_record(const std::string& line, CaseResult* out);
 

@@ -51,12 +51,14 @@ bool plan_filtered(const MatrixConfig& config, bool to_run, std::vector<Particip
   for (CaseDef& c : all) {
     if (filter_matches(config.filter, c.result.id)) cases->push_back(std::move(c));
   }
-  if (all.empty() && config.frameworks.empty()) {
+  if (all.empty() && config.frameworks.empty() && config.modules.empty() &&
+      config.adapters.empty()) {
     *error = "no cases: the loaded plugins include no producer and consumer to pair";
     *failure = MatrixFailure::usage;
     return false;
   }
-  if (cases->empty() && config.frameworks.empty()) {
+  if (cases->empty() && config.frameworks.empty() && config.modules.empty() &&
+      config.adapters.empty()) {
     *error = "--filter '" + config.filter + "' matches none of the " + std::to_string(all.size()) +
              " cases";
     *failure = MatrixFailure::usage;
@@ -135,6 +137,11 @@ bool run_matrix(const MatrixConfig& config, MatrixRun* out, std::string* error,
     *failure = MatrixFailure::harness;
     return false;
   }
+  LibraryRun libraries{config.modules, config.adapters, config.python};
+  if (!check_library_run(&libraries, error)) {
+    *failure = MatrixFailure::harness;
+    return false;
+  }
   std::vector<Participant> participants;
   std::vector<CaseDef> cases;
   std::chrono::steady_clock::time_point started;
@@ -191,6 +198,22 @@ bool run_matrix(const MatrixConfig& config, MatrixRun* out, std::string* error,
     for (CaseResult& r : framework_cases) {
       if (filter_matches(config.filter, r.id)) out->results.push_back(std::move(r));
     }
+  }
+  if (!libraries.modules.empty() || !libraries.adapters.empty()) {
+    std::vector<CaseResult> library_cases;
+    if (!run_library_cases(libraries, builtin_plugin_dirs().front(), config.timeout_seconds,
+                           &library_cases, &info, error)) {
+      *failure = MatrixFailure::harness;
+      return false;
+    }
+    RunProgress p{"libraries", 0, 0, 0, 0};
+    for (CaseResult& r : library_cases) {
+      if (!filter_matches(config.filter, r.id)) continue;
+      ++p.done;
+      if (!r.as_expected()) ++(config.known && config.known(r) ? p.known : p.unexpected);
+      out->results.push_back(std::move(r));
+    }
+    if (config.progress) config.progress(p);
   }
   if (config.run_details) {
     info.started_at = iso_now();

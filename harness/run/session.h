@@ -21,6 +21,9 @@ struct MatrixConfig {
   double timeout_seconds = 10.0;
   bool isolate = true;
   std::vector<std::string> frameworks;  // framework environments (see frameworks.h)
+  std::vector<std::string> modules;     // libraries judged by name: NAME[=PROFILE]
+  std::vector<std::string> adapters;    // Python adapter files (frameworks.h, LibraryRun)
+  std::string python;                   // their interpreter; "" -> $DLCONFORM_PYTHON, python3
   bool run_details = false;             // record time, machine and paths in RunInfo
   // Called with the counts so far while cases run, then after each framework environment.
   std::function<void(const RunProgress&)> progress;
