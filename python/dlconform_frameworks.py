@@ -26,8 +26,14 @@ Scenarios (case ids, each after SCENARIO/ENV/):
       copy=True/False, dl_device=(1, 0) and stream=None (VER-4, STRM-1, STRM-3, STRM-4).
   xapi/F@V/CHECK       XAPI-1 to XAPI-5 on __dlpack_c_exchange_api__, where F has it.
 
+With --module NAME[=PROFILE] or --adapter FILE.py, the libraries named instead of the
+environment's frameworks (ModuleAdapter, or the file's adapters), NumPy beside them as a pair
+partner. Every framework is an adapter of the interface in dlconform_adapter.py: the built-ins are
+the files of adapters/.
+
 Records (tab-separated): `case` id scenario producer producer-header consumer consumer-header
-tensor verdict class rule severity detail; `party` label role profile; `note` text."""
+tensor verdict class rule severity detail; `party` label role profile; `note` text; `fatal` text
+(nothing can be judged: the command prints it and exits 1)."""
 import argparse
 import gc
 import importlib
@@ -39,635 +45,37 @@ import time
 import traceback
 
 import _dlconform as bridge
+from dlconform_adapter import (DTYPES, PROFILE_NAMES, Framework, ModuleAdapter, Unsupported,
+                               make_array)
 
 # --- what the frameworks are -------------------------------------------------------------------
 
-DTYPES = {  # numpy dtype name -> DLPack (code, bits, lanes)
-    "int8": (0, 8, 1), "int16": (0, 16, 1), "int32": (0, 32, 1), "int64": (0, 64, 1),
-    "uint8": (1, 8, 1), "uint16": (1, 16, 1), "uint32": (1, 32, 1), "uint64": (1, 64, 1),
-    "float16": (2, 16, 1), "float32": (2, 32, 1), "float64": (2, 64, 1),
-    "bfloat16": (4, 16, 1), "complex64": (5, 64, 1), "complex128": (5, 128, 1), "bool": (6, 8, 1),
-    "float8_e4m3fn": (10, 8, 1), "float8_e5m2": (12, 8, 1),
-}
-PROFILE_NAMES = {"int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64", "uint8": "u8",
-                 "uint16": "u16", "uint32": "u32", "uint64": "u64", "float16": "f16",
-                 "float32": "f32", "float64": "f64", "bfloat16": "bf16", "complex64": "c64",
-                 "complex128": "c128", "bool": "bool"}
-COMMON = ["int8", "int16", "int32", "int64", "uint8", "float16", "float32", "float64", "bool"]
 
 
-class Unsupported(Exception):
-    """The framework cannot make this tensor: not a case."""
 
 
-class Framework:
-    """One framework's DLPack surface. Subclasses say how to make, export, import and read back
-    tensors; the profile says what its importer must take (profile-file syntax, README)."""
-    name = ""            # the module to import
-    dtypes = COMMON      # what it can make and import
-    strides = "positive zero"
-    features = "zero-dim zero-size"
-    max_ndim = 8
-    views = ()           # the views it makes: T, step, reversed, offset, broadcast, read_only
-    dunder = True        # values have __dlpack__
-    legacy_exports = {}  # api name -> function(value) -> capsule
-    capsule_imports = {}  # api name -> function(capsule) -> value: its capsule-only importers
-    writable_concept = True  # it has a notion of read-only arrays
-    imports = True       # it has an importer (from_dlpack, or capsule_imports)
-    exports = True       # its arrays can be exported (__dlpack__, legacy_exports or export())
-    partner_only = False  # in the pairs only (NumPy beside a module under test)
 
-    def __init__(self):
-        self.module = importlib.import_module(self.name)
-        import numpy
-        self.np = numpy
-        try:
-            import ml_dtypes  # noqa: F401  (numpy's view of bfloat16)
-        except ImportError:
-            self.dtypes = [d for d in self.dtypes if d != "bfloat16"]
 
-    has_xapi = False
-    started = False
 
-    def start(self):
-        """Whatever must run before the first tensor (a runtime, thread pools): in a worker,
-        never in the parent the workers fork from."""
-        self.started = True
 
-    def probe(self):
-        """What this version really does: the dtypes it makes (older releases make fewer), and
-        whether its array type has the C exchange API. Runs in a forked child."""
-        self.start()
-        kept = []
-        for dtype in self.dtypes:
-            try:
-                self.from_np(make_array(self.np, dtype, (2,)))
-                kept.append(dtype)
-            except Exception:
-                pass
-        probe = self.from_np(self.np.ones((2,), "float32"))
-        return {"dtypes": kept, "has_xapi": hasattr(type(probe), "__dlpack_c_exchange_api__")}
 
-    @property
-    def version(self):
-        return str(getattr(self.module, "__version__", "?")).split("+")[0]
 
-    @property
-    def label(self):
-        return f"{self.name}@{self.version}"
 
-    def profile(self):
-        names = " ".join(PROFILE_NAMES[d] for d in self.dtypes)
-        return (f"dtypes = {names}\ndevices = cpu\nstrides = {self.strides}\n"
-                f"features = {self.features}\nmax_ndim = {self.max_ndim}\n")
 
-    # Producer side
-    def from_np(self, array):
-        raise NotImplementedError
 
-    def view(self, value, kind):
-        raise Unsupported(kind)
 
-    def export(self, value):
-        return value
 
-    # Consumer side
-    def import_(self, obj):
-        return self.module.from_dlpack(obj)
 
-    def to_np(self, value):
-        return self.np.asarray(value)
 
-    def writable(self, value):
-        return None
 
-    header_file = ""  # the dlpack.h the framework ships, relative to its package folder
 
-    def header(self):
-        """The DLPack header its importer was built with: it decides which codes the importer
-        must know (DT-1, DEV-1). The one the framework ships when it ships one; else what is
-        documented below; else the newest, so that every rule of DLPack 1.3 applies."""
-        if self.header_file:
-            path = os.path.join(os.path.dirname(self.module.__file__), self.header_file)
-            try:
-                with open(path, encoding="utf-8", errors="replace") as f:
-                    text = f.read()
-                return header_version(text)
-            except (OSError, ValueError):
-                pass
-        return (1, 3)
 
-    def release(self):
-        """The version as a tuple of numbers, for comparisons."""
-        parts = []
-        for part in self.version.split("."):
-            digits = "".join(c for c in part if c.isdigit())
-            parts.append(int(digits) if digits else 0)
-        return tuple(parts)
-
-
-def header_version(text):
-    """(major, minor) of a dlpack.h: DLPACK_MAJOR/MINOR_VERSION, or DLPACK_VERSION 060 (0.6)."""
-    import re
-    major = re.search(r"#define\s+DLPACK_MAJOR_VERSION\s+(\d+)", text)
-    minor = re.search(r"#define\s+DLPACK_MINOR_VERSION\s+(\d+)", text)
-    if major and minor:
-        return (int(major.group(1)), int(minor.group(1)))
-    legacy = re.search(r"#define\s+DLPACK_VERSION\s+(\d+)", text)
-    if legacy:
-        return (0, int(legacy.group(1)) // 10)
-    raise ValueError("no DLPACK version in the header")
-
-
-def as_dtype(array, name):
-    """array's bytes as the ml_dtypes type `name` (bfloat16, float8_*) when it is one."""
-    if name in ("bfloat16", "float8_e4m3fn", "float8_e5m2") and array.dtype.name != name:
-        import ml_dtypes
-        return array.view(getattr(ml_dtypes, name))
-    return array
-
-
-def legacy_capsule(obj):
-    """What a capsule-only importer does with an object: ask __dlpack__() without keywords."""
-    return obj if type(obj).__name__ == "PyCapsule" else obj.__dlpack__()
-
-
-class NumPy(Framework):
-    views = ("T", "step", "reversed", "offset", "broadcast", "read_only")
-    name = "numpy"
-    dtypes = COMMON + ["uint16", "uint32", "uint64", "complex64", "complex128"]
-    strides = "positive negative zero overlapping"
-    features = "read-only zero-dim zero-size misaligned"
-
-    def from_np(self, array):
-        return aligned(self.np, array)  # a fresh array, at a fixed alignment
-
-    def view(self, value, kind):
-        return numpy_view(self.np, value, kind)
-
-    def writable(self, value):
-        return bool(value.flags.writeable)
-
-    def header(self):
-        return numpy_header(self.np)
-
-
-def numpy_header(np):
-    """Not shipped. NumPy 1.22-1.24 vendor DLPack 0.5 (no bool); 1.25 to 2.0 know bool (0.8)
-    but take no max_version; 2.1 and later ask for 1.0."""
-    release = tuple(int("".join(c for c in p if c.isdigit()) or 0)
-                    for p in np.__version__.split(".")[:2])
-    return (0, 5) if release < (1, 25) else (0, 8) if release < (2, 1) else (1, 0)
-
-
-def sliced_view(value, kind, broadcast_to, transpose=lambda v: v.T, reverse=lambda v: v[::-1]):
-    """A view of the catalogue through an array API's slicing: transposed, every second column,
-    reversed (reverse None: the framework has no negative strides), five rows in, broadcast."""
-    if kind == "T":
-        return transpose(value)
-    if kind == "step":
-        return value[:, ::2]
-    if kind == "reversed" and reverse is not None:
-        return reverse(value)
-    if kind == "offset":
-        return value[5:]
-    if kind == "broadcast":
-        return broadcast_to(value, (4,) + tuple(value.shape))
-    raise Unsupported(kind)
-
-
-def numpy_view(np, value, kind):
-    if kind == "read_only":
-        value = value.copy()
-        value.setflags(write=False)
-        return value
-    return sliced_view(value, kind, np.broadcast_to)
-
-
-class Torch(Framework):
-    views = ("T", "step", "offset", "broadcast")
-    name = "torch"
-    dtypes = COMMON + ["uint16", "uint32", "uint64", "bfloat16", "complex64", "complex128"]
-    strides = "positive zero overlapping"
-    writable_concept = False
-
-    def __init__(self):
-        super().__init__()
-        import torch.utils.dlpack
-        self.legacy_exports = {"to_dlpack": torch.utils.dlpack.to_dlpack}
-
-    def from_np(self, array):
-        return self.module.from_numpy(array.copy()) if array.dtype.name != "bfloat16" else \
-            self.module.tensor(array.astype("float32")).to(self.module.bfloat16)
-
-    def view(self, value, kind):  # no negative strides, no read-only tensors
-        return sliced_view(value, kind, lambda v, shape: v.expand(shape),
-                           transpose=lambda v: v.t(), reverse=None)
-
-    def to_np(self, value):
-        if value.dtype == self.module.bfloat16:
-            import ml_dtypes
-            return value.contiguous().view(self.module.int16).numpy().view(ml_dtypes.bfloat16)
-        return value.detach().contiguous().numpy()
-
-    def writable(self, value):
-        return True
-
-    header_file = "include/ATen/dlpack.h"
-
-
-class Jax(Framework):
-    views = ("T", "step", "reversed", "offset", "broadcast")
-    name = "jax"
-    dtypes = COMMON + ["uint16", "uint32", "uint64", "bfloat16", "complex64", "complex128"]
-    strides = ""  # documented: compact layouts and their transpositions only
-    writable_concept = False
-
-    def __init__(self):
-        super().__init__()
-        import jax.numpy as jnp
-        import jax.dlpack
-        self.jnp = jnp
-        self.dlpack = jax.dlpack
-
-    def start(self):
-        if not self.started:  # 64-bit types as 64-bit types, not silently 32-bit
-            import jax
-            jax.config.update("jax_enable_x64", True)
-        self.started = True
-
-    def from_np(self, array):
-        return self.jnp.asarray(array)
-
-    def view(self, value, kind):
-        return sliced_view(value, kind, self.jnp.broadcast_to)
-
-    def import_(self, obj):
-        return self.dlpack.from_dlpack(obj)
-
-    def to_np(self, value):
-        return self.np.asarray(value)
-
-    def writable(self, value):
-        return False  # jax arrays are immutable
-
-
-class PyArrow(Framework):
-    views = ("T", "step", "offset", "broadcast")
-    name = "pyarrow"
-    dtypes = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
-              "float32", "float64"]
-    strides = "positive zero"
-
-    def from_np(self, array):
-        return self.module.Tensor.from_numpy(array.copy())
-
-    def view(self, value, kind):
-        arr = value.to_numpy()
-        if kind in ("T", "step", "offset", "broadcast"):
-            return self.module.Tensor.from_numpy(numpy_view(self.np, arr, kind))
-        raise Unsupported(kind)
-
-    def import_(self, obj):
-        return self.module.Tensor.from_dlpack(obj)
-
-    def to_np(self, value):
-        return value.to_numpy()
-
-
-class TensorFlow(Framework):
-    views = ("T", "step", "reversed", "offset", "broadcast")
-    name = "tensorflow"
-    dtypes = COMMON + ["uint16", "uint32", "uint64", "bfloat16", "complex64", "complex128"]
-    strides = ""  # documented: compact row-major only
-    dunder = True
-    writable_concept = False
-
-    def __init__(self):
-        super().__init__()
-        self.tf_dlpack = self.module.experimental.dlpack
-        self.legacy_exports = {"to_dlpack": self.tf_dlpack.to_dlpack}
-        self.capsule_imports = {"experimental.dlpack.from_dlpack": self.tf_dlpack.from_dlpack}
-
-    def from_np(self, array):
-        return self.module.constant(array)
-
-    def view(self, value, kind):
-        tf = self.module
-        return sliced_view(value, kind, tf.broadcast_to, transpose=tf.transpose,
-                           reverse=lambda v: tf.reverse(v, [0]))
-
-    def import_(self, obj):
-        return self.tf_dlpack.from_dlpack(legacy_capsule(obj))
-
-    header_file = "include/external/dlpack/include/dlpack/dlpack.h"
-
-    def to_np(self, value):
-        return value.numpy()
-
-    def writable(self, value):
-        return False
-
-
-class Paddle(Framework):
-    views = ("T", "step", "offset", "broadcast")
-    name = "paddle"
-    dtypes = COMMON + ["bfloat16", "complex64", "complex128"]
-    strides = "positive zero"
-    writable_concept = False
-
-    def __init__(self):
-        super().__init__()
-        import paddle.utils.dlpack
-        self.legacy_exports = {"to_dlpack": paddle.utils.dlpack.to_dlpack}
-        self.capsule_imports = {"utils.dlpack.from_dlpack": paddle.utils.dlpack.from_dlpack}
-
-    def from_np(self, array):
-        return self.module.to_tensor(array)
-
-    def view(self, value, kind):
-        p = self.module
-        return sliced_view(value, kind, p.expand, transpose=lambda v: p.transpose(v, [1, 0]),
-                           reverse=None)
-
-    def to_np(self, value):
-        # numpy() hands bfloat16 and float8 out as same-sized integers; the bytes are right.
-        return as_dtype(value.numpy(), str(value.dtype).split(".")[-1])
-
-    def writable(self, value):
-        return True
-
-
-class MLX(Framework):
-    views = ("T", "step", "reversed", "offset", "broadcast")
-    name = "mlx.core"
-    dtypes = COMMON + ["uint16", "uint32", "uint64", "bfloat16", "complex64"]
-    writable_concept = False
-
-    @property
-    def label(self):
-        import mlx
-        return f"mlx@{getattr(mlx.core, '__version__', '?')}"
-
-    @property
-    def version(self):
-        return str(getattr(self.module, "__version__", "?"))
-
-    def from_np(self, array):
-        return self.module.array(array)
-
-    def view(self, value, kind):
-        return sliced_view(value, kind, self.module.broadcast_to)
-
-    def to_np(self, value):
-        if value.dtype == self.module.bfloat16:  # numpy has no bfloat16 of its own
-            return as_dtype(self.np.array(value.view(self.module.uint16)), "bfloat16")
-        return self.np.array(value)
-
-    def writable(self, value):
-        return False
-
-
-class TVMFFI(Framework):
-    views = ("T", "step", "reversed", "offset", "broadcast")
-    name = "tvm_ffi"
-    header_file = "include/dlpack/dlpack.h"
-    dtypes = COMMON + ["uint16", "uint32", "uint64", "complex64", "complex128"]
-    strides = "positive negative zero overlapping"
-    writable_concept = False
-
-    def from_np(self, array):
-        self._keep = array.copy()
-        return self.module.from_dlpack(self._keep)
-
-    def view(self, value, kind):
-        array = self.np.from_dlpack(value)
-        if kind in ("T", "step", "reversed", "offset", "broadcast"):
-            # A writable broadcast: numpy's own is read-only, which a legacy capsule cannot say.
-            view = (self.np.lib.stride_tricks.as_strided(array, (4,) + array.shape,
-                                                         (0,) + array.strides)
-                    if kind == "broadcast" else numpy_view(self.np, array, kind))
-            self._keep_view = view
-            return self.module.from_dlpack(view)
-        raise Unsupported(kind)
-
-    def to_np(self, value):
-        return self.np.from_dlpack(value)
-
-
-class Warp(Framework):
-    views = ("offset",)
-    name = "warp"
-    dtypes = ["int8", "int16", "int32", "int64", "uint8", "float16", "float32", "float64", "bool"]
-    strides = "positive"
-    features = "zero-size"
-
-    def __init__(self):
-        super().__init__()
-        self.legacy_exports = {"to_dlpack": self.module.to_dlpack}
-
-    def start(self):
-        if not self.started:
-            self.module.config.quiet = True
-            self.module.init()
-        self.started = True
-
-    def from_np(self, array):
-        if array.ndim == 0:
-            raise Unsupported("0-d")
-        return self.module.array(array, device="cpu")
-
-    def view(self, value, kind):
-        if kind == "offset":
-            return value[5:]
-        raise Unsupported(kind)
-
-    def to_np(self, value):
-        return value.numpy()
-
-    def writable(self, value):
-        return True
-
-
-class ArrayApiStrict(Framework):
-    views = ("T", "step", "offset", "broadcast")
-    name = "array_api_strict"
-    dtypes = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-              "float32", "float64", "complex64", "complex128", "bool"]
-    strides = "positive negative zero overlapping"
-    features = "read-only zero-dim zero-size misaligned"
-
-    def from_np(self, array):
-        return self.module.asarray(array)
-
-    def view(self, value, kind):
-        xp = self.module
-        return sliced_view(value, kind, xp.broadcast_to,
-                           transpose=lambda v: xp.permute_dims(v, (1, 0)), reverse=None)
-
-    def to_np(self, value):
-        return self.np.from_dlpack(value)
-
-    def writable(self, value):
-        return bool(self.np.from_dlpack(value).flags.writeable)
-
-    def header(self):
-        return numpy_header(self.np)  # it imports through NumPy
-
-
-class MXNet(Framework):
-    views = ("offset",)
-    name = "mxnet"
-    dtypes = ["int8", "int32", "int64", "uint8", "float16", "float32", "float64", "bool"]
-    strides = ""
-    features = "zero-dim zero-size"
-    dunder = False
-    writable_concept = False
-
-    def __init__(self):
-        super().__init__()
-        nd = self.module.nd
-        self.capsule_imports = {"nd.from_dlpack": nd.from_dlpack}
-        self.legacy_exports = {"to_dlpack_for_read": nd.to_dlpack_for_read,
-                               "to_dlpack_for_write": nd.to_dlpack_for_write}
-
-    def from_np(self, array):
-        return self.module.nd.array(array, dtype=array.dtype)
-
-    def view(self, value, kind):
-        if kind == "offset":
-            return value[5:]
-        raise Unsupported(kind)
-
-    def export(self, value):
-        return self.module.nd.to_dlpack_for_read(value)
-
-    def import_(self, obj):
-        return self.module.nd.from_dlpack(legacy_capsule(obj))
-
-    header_file = "include/dlpack/dlpack.h"
-
-    def to_np(self, value):
-        return value.asnumpy()
-
-    def writable(self, value):
-        return True
-
-
-def element_reader(np, dtype_name):
-    """Python scalars of 0-d arrays, by dtype: a read that needs no DLPack and no buffer
-    protocol (the Array API gives every 0-d array __bool__, __int__, __float__, __complex__)."""
-    if dtype_name == "bool":
-        return bool
-    if dtype_name.startswith(("int", "uint")):
-        return int
-    if dtype_name.startswith("complex"):
-        return complex
-    return float
-
-
-class ModuleAdapter(Framework):
-    """Any module with the Array API's DLPack surface, judged by its name alone (--module NAME,
-    DLCONFORM_MODULE): arrays made by asarray (else from_dlpack of a NumPy array), views by its
-    own slicing, permute_dims, flip and broadcast_to, values read back element by element
-    through indexing, never through DLPack (a wrong export must not agree with itself)."""
-    views = ("T", "step", "reversed", "offset", "broadcast")
-    strides = "positive"  # the default profile's: what every consumer must take
-    features = "read-only zero-dim zero-size"
-    writable_concept = False
-
-    def __init__(self, name, profile_file=""):
-        self.name = name
-        super().__init__()
-        xp = self.module
-        self.profile_file = profile_file
-        self.imports = callable(getattr(xp, "from_dlpack", None))
-        self.makes = callable(getattr(xp, "asarray", None)) or self.imports
-        self.by_name = {}  # dtype name -> the module's dtype object
-        info = getattr(xp, "__array_namespace_info__", None)
-        if callable(info):
-            try:
-                self.by_name = {k: v for k, v in dict(info().dtypes()).items() if k in DTYPES}
-            except Exception:
-                self.by_name = {}
-        for name_ in DTYPES:
-            if name_ not in self.by_name and getattr(xp, name_, None) is not None:
-                self.by_name[name_] = getattr(xp, name_)
-        known = [d for d in DTYPES if d in self.by_name and d in PROFILE_NAMES]
-        self.dtypes = known or ["float32"]
-        if "bfloat16" in self.dtypes:
-            try:
-                import ml_dtypes  # noqa: F401
-            except ImportError:
-                self.dtypes.remove("bfloat16")
-        if not callable(getattr(xp, "flip", None)):
-            self.views = tuple(v for v in self.views if v != "reversed")
-
-    def probe(self):
-        facts = super().probe()
-        value = self.from_np(self.np.ones((2,), "float32"))
-        facts["dunder"] = callable(getattr(value, "__dlpack__", None))
-        return facts
-
-    def profile(self):
-        if self.profile_file:
-            with open(self.profile_file, encoding="utf-8") as f:
-                return f.read()
-        return super().profile()
-
-    def from_np(self, array):
-        xp = self.module
-        if callable(getattr(xp, "asarray", None)):
-            return xp.asarray(array)
-        return xp.from_dlpack(array.copy())
-
-    def view(self, value, kind):
-        xp = self.module
-        permute = getattr(xp, "permute_dims", None)
-        return sliced_view(value, kind, getattr(xp, "broadcast_to", None) or self.np.broadcast_to,
-                           transpose=(lambda v: permute(v, (1, 0))) if permute else (lambda v: v.T),
-                           reverse=(lambda v: xp.flip(v, axis=0)) if hasattr(xp, "flip") else None)
-
-    def dtype_name(self, value):
-        for name_, dtype in self.by_name.items():
-            try:
-                if value.dtype == dtype:
-                    return name_
-            except Exception:
-                continue
-        return str(value.dtype).rsplit(".", 1)[-1]
-
-    def to_np(self, value):
-        np = self.np
-        name_ = self.dtype_name(value)
-        shape = tuple(int(e) for e in value.shape)
-        read = element_reader(np, name_)
-        if name_ in ("bfloat16", "float8_e4m3fn", "float8_e5m2"):
-            import ml_dtypes
-            dtype = getattr(ml_dtypes, name_)
-        else:
-            dtype = np.dtype(name_)
-        out = np.empty(shape, dtype=dtype)
-        for index in np.ndindex(*shape):
-            out[index] = read(value[index] if index else value)  # a 0-d array converts itself
-        # Python floats keep no NaN payload: where NumPy's own conversion (which may not go
-        # through DLPack) agrees value for value, its exact bytes are the ones to compare.
-        try:
-            direct = np.asarray(value)
-            if direct.shape == out.shape and np.array_equal(direct.astype(out.dtype), out,
-                                                            equal_nan=out.dtype.kind in "fc"):
-                return direct.astype(out.dtype)
-        except Exception:
-            pass
-        return out
 
 
 def load_adapters(path):
     """The adapter classes a file defines: subclasses of Framework, the interface documented in
-    the README ("A Python adapter for everything else"). The file imports this module as
-    `dlconform_frameworks`."""
+    the README ("A Python adapter for everything else"), declared in dlconform_adapter.py."""
     import importlib.util
-    sys.modules.setdefault("dlconform_frameworks", sys.modules[__name__])
     spec = importlib.util.spec_from_file_location(
         "dlconform_adapter_" + os.path.splitext(os.path.basename(path))[0], path)
     module = importlib.util.module_from_spec(spec)
@@ -676,38 +84,31 @@ def load_adapters(path):
              if isinstance(cls, type) and issubclass(cls, Framework) and cls is not Framework
              and cls.__module__ == module.__name__]
     if not found:
-        raise ValueError(f"expected a subclass of dlconform_frameworks.Framework in {path} "
+        raise ValueError(f"expected a subclass of dlconform_adapter.Framework in {path} "
                          "but found none")
     return found
 
 
-ORDER = [("numpy", NumPy), ("paddle", Paddle), ("torch", Torch), ("jax", Jax),
-         ("pyarrow", PyArrow), ("tensorflow", TensorFlow), ("mlx", MLX), ("tvm_ffi", TVMFFI),
-         ("warp", Warp), ("array_api_strict", ArrayApiStrict), ("mxnet", MXNet)]
+# The built-in adapters, one file each in adapters/, in the order they are imported.
+ORDER_FILES = [("numpy", "NumPy"), ("paddle", "Paddle"), ("torch", "Torch"), ("jax", "Jax"),
+               ("pyarrow", "PyArrow"), ("tensorflow", "TensorFlow"), ("mlx", "MLX"),
+               ("tvm_ffi", "TVMFFI"), ("warp", "Warp"), ("array_api_strict", "ArrayApiStrict"),
+               ("mxnet", "MXNet")]
 # paddle before tensorflow: 'import tensorflow; import paddle' crashes (two protobuf runtimes).
+ADAPTERS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "adapters")
+
+
+def builtin_adapter(module_name, class_name):
+    """The class of a built-in adapter file (loaded by path: its name is no module's)."""
+    import importlib.util
+    path = os.path.join(ADAPTERS_DIR, f"{module_name}_adapter.py")
+    spec = importlib.util.spec_from_file_location(f"dlconform_adapters.{module_name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return getattr(module, class_name)
+
 
 # --- the tensors a framework makes ---------------------------------------------------------------
-
-def make_array(np, dtype, shape):
-    count = 1
-    for e in shape:
-        count *= e
-    array = np.arange(count).astype("float64") % 7
-    if dtype == "bfloat16":
-        import ml_dtypes
-        return aligned(np, array.astype(np.float32).astype(ml_dtypes.bfloat16).reshape(shape))
-    return aligned(np, (array > 3 if dtype == "bool" else array.astype(dtype)).reshape(shape))
-
-
-def aligned(np, array):
-    """A copy of `array` at a 64-byte aligned address: NumPy's allocator gives 16, and whether a
-    consumer (JAX) copies or aliases must not depend on where the heap happens to be."""
-    buffer = np.empty(array.nbytes + 64, dtype="uint8")
-    start = (-buffer.ctypes.data) % 64
-    out = buffer[start:start + array.nbytes].view(array.dtype).reshape(array.shape)
-    out[...] = array
-    return out
-
 
 def constructions(fw):
     """(tensor id, rule, builder) for every tensor fw can make."""
@@ -1545,7 +946,7 @@ def libraries_under_test(args, records):
                   file=records)
         usable.append(fw)
     if not any(fw.name == "numpy" for fw in usable):
-        partner = NumPy()
+        partner = builtin_adapter("numpy", "NumPy")()
         partner.partner_only = True
         usable.append(partner)
     return usable
@@ -1556,10 +957,10 @@ def libraries_under_test(args, records):
 def environment_frameworks(args, records):
     """Every framework of ORDER that this environment installs, probed."""
     usable = []
-    for name, cls in ORDER:
+    for name, class_name in ORDER_FILES:
         try:
             with quiet_stderr():  # import-time warnings and banners
-                fw = cls()
+                fw = builtin_adapter(name, class_name)()
         except Exception as e:
             # A framework installed here that cannot run is a line in the report, never dropped
             # silently; one this environment does not install belongs to another environment.

@@ -63,4 +63,20 @@ set -e
 [ "$code" = 8 ] || { echo "action_test: expected exit 8 for a planted bug but found $code"; exit 1; }
 grep -q '"finding_class": "wrong-data", "expected_class": "", "expected_rule": "", "rule_id": "LAY-4"' \
   "$work/toy-bug.json"
-echo "action: every step ran; ivy judged by module name; toyarray's planted bug caught"
+# A library with no standard surface, through a Python adapter file of the public interface:
+# Dr.Jit (its tensor types' constructors import; no from_dlpack, no asarray).
+python -m pip install -q --disable-pip-version-check drjit==1.5.0
+cat >"$work/drjit-known.txt" <<'KNOWN'
+DEV-2   drjit@1.5*  drjit.llvm.TensorXf(x) takes a CPU tensor of device_id 3 (nanobind's ndarray caster) [case: framework/module/versioned-producer@v1.3/drjit@1.5.0/device_cpu_id_3]
+KNOWN
+python -m dlconform matrix --no-builtin --adapter "$src/examples/adapters/drjit_adapter.py" \
+  --suppressions "$work/drjit-known.txt" --quiet --json "$work/drjit.json"
+python3 - "$work/drjit.json" <<'PY'
+import json, sys
+cases = json.load(open(sys.argv[1]))["cases"]
+mine = [c for c in cases if "drjit@" in c["id"]]
+assert len(mine) > 300, f"expected Dr.Jit's cases but found {len(mine)}"
+print(f"drjit through its adapter file: {len(mine)} cases, "
+      f"{sum(c['known'] for c in cases)} known (DEV-2), 0 unexpected")
+PY
+echo "action: every step ran; ivy judged by module name; toyarray's planted bug caught; Dr.Jit judged through its adapter"

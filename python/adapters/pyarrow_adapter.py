@@ -1,0 +1,25 @@
+"""pyarrow: a built-in adapter of the interface in dlconform_adapter.py."""
+from dlconform_adapter import Unsupported, Framework, numpy_view
+
+
+class PyArrow(Framework):
+    views = ("T", "step", "offset", "broadcast")
+    name = "pyarrow"
+    dtypes = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
+              "float32", "float64"]
+    strides = "positive zero"
+
+    def from_np(self, array):
+        return self.module.Tensor.from_numpy(array.copy())
+
+    def view(self, value, kind):
+        arr = value.to_numpy()
+        if kind in ("T", "step", "offset", "broadcast"):
+            return self.module.Tensor.from_numpy(numpy_view(self.np, arr, kind))
+        raise Unsupported(kind)
+
+    def import_(self, obj):
+        return self.module.Tensor.from_dlpack(obj)
+
+    def to_np(self, value):
+        return value.to_numpy()

@@ -1,0 +1,36 @@
+"""tensorflow: a built-in adapter of the interface in dlconform_adapter.py."""
+from dlconform_adapter import COMMON, Framework, legacy_capsule, sliced_view
+
+
+class TensorFlow(Framework):
+    views = ("T", "step", "reversed", "offset", "broadcast")
+    name = "tensorflow"
+    dtypes = COMMON + ["uint16", "uint32", "uint64", "bfloat16", "complex64", "complex128"]
+    strides = ""  # documented: compact row-major only
+    dunder = True
+    writable_concept = False
+
+    def __init__(self):
+        super().__init__()
+        self.tf_dlpack = self.module.experimental.dlpack
+        self.legacy_exports = {"to_dlpack": self.tf_dlpack.to_dlpack}
+        self.capsule_imports = {"experimental.dlpack.from_dlpack": self.tf_dlpack.from_dlpack}
+
+    def from_np(self, array):
+        return self.module.constant(array)
+
+    def view(self, value, kind):
+        tf = self.module
+        return sliced_view(value, kind, tf.broadcast_to, transpose=tf.transpose,
+                           reverse=lambda v: tf.reverse(v, [0]))
+
+    def import_(self, obj):
+        return self.tf_dlpack.from_dlpack(legacy_capsule(obj))
+
+    header_file = "include/external/dlpack/include/dlpack/dlpack.h"
+
+    def to_np(self, value):
+        return value.numpy()
+
+    def writable(self, value):
+        return False

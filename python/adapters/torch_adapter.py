@@ -1,0 +1,34 @@
+"""torch: a built-in adapter of the interface in dlconform_adapter.py."""
+from dlconform_adapter import COMMON, Framework, sliced_view
+
+
+class Torch(Framework):
+    views = ("T", "step", "offset", "broadcast")
+    name = "torch"
+    dtypes = COMMON + ["uint16", "uint32", "uint64", "bfloat16", "complex64", "complex128"]
+    strides = "positive zero overlapping"
+    writable_concept = False
+
+    def __init__(self):
+        super().__init__()
+        import torch.utils.dlpack
+        self.legacy_exports = {"to_dlpack": torch.utils.dlpack.to_dlpack}
+
+    def from_np(self, array):
+        return self.module.from_numpy(array.copy()) if array.dtype.name != "bfloat16" else \
+            self.module.tensor(array.astype("float32")).to(self.module.bfloat16)
+
+    def view(self, value, kind):  # no negative strides, no read-only tensors
+        return sliced_view(value, kind, lambda v, shape: v.expand(shape),
+                           transpose=lambda v: v.t(), reverse=None)
+
+    def to_np(self, value):
+        if value.dtype == self.module.bfloat16:
+            import ml_dtypes
+            return value.contiguous().view(self.module.int16).numpy().view(ml_dtypes.bfloat16)
+        return value.detach().contiguous().numpy()
+
+    def writable(self, value):
+        return True
+
+    header_file = "include/ATen/dlpack.h"

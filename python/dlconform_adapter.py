@@ -1,0 +1,383 @@
+"""The Python adapter interface of dlconform: how the driver (dlconform_frameworks.py) makes,
+exports, imports and reads back one library's arrays. Every framework the project judges is an
+adapter of this interface, one file each in python/adapters/; so is a library judged by its
+module name (ModuleAdapter, below); and so is yours, in a file passed with
+`dlconform matrix --adapter my_adapter.py`, for a library with no standard surface (a
+capsule-only API such as tf.experimental.dlpack, arrays not built by asarray).
+
+A file of yours imports this module and defines one or more subclasses of Framework:
+
+    import dlconform_adapter as dlc
+
+    class MyLib(dlc.Framework):
+        name = "mylib"                      # the module to import (self.module)
+        dtypes = ["float32", "int64"]       # numpy dtype names it makes and must import
+        views = ("T", "step", "offset")     # which catalogue views from_np + view can make
+
+        def from_np(self, array):           # a NumPy array -> a fresh array of yours
+            return self.module.tensor(array.tolist(), dtype=str(array.dtype))
+
+        def view(self, value, kind):        # one of `views`, made by your own operations
+            return dlc.sliced_view(value, kind, self.module.broadcast_to)
+
+The slots, in the order the driver uses them. Each runs in a forked worker, may raise, and is
+judged; nothing here may print to stdout (records go there; stderr is free).
+
+Class attributes (what the library is):
+  name            str. The module imported as self.module by Framework.__init__. Required.
+  dtypes          [str]. NumPy dtype names (keys of DTYPES) it can make and must import; probe()
+                  keeps those from_np really makes. Default COMMON.
+  strides         str. Profile words (README, "Capability profiles"): the strides it takes as a
+                  consumer: "positive", "negative", "zero", "overlapping". Default "positive zero".
+  features        str. Profile words: "read-only", "zero-dim", "zero-size", "misaligned", ...
+  max_ndim        int. The most dimensions it takes. Default 8.
+  views           tuple. The catalogue views it can make as a producer: "T" (transposed), "step"
+                  (every second column), "reversed" (negative strides), "offset" (a window),
+                  "broadcast" (zero strides), "read_only".
+  dunder          bool. Its arrays have __dlpack__ (checked by probe() for ModuleAdapter).
+  legacy_exports  {api name: function(value) -> capsule}: capsule-only exporters
+                  (to_dlpack); each is judged like __dlpack__.
+  capsule_imports {api name: function(capsule) -> value}: capsule-only importers
+                  (from_dlpack(capsule)); each gets legacy capsules, and a versioned one it may
+                  refuse but must not misread.
+  writable_concept bool. It has read-only arrays (FLAG-1b is then judged on its exports).
+  imports, exports bool. Which roles it plays (False: that side is left out, with a note).
+  header_file     str. The dlpack.h it ships, relative to its package folder (DT-1, DEV-1).
+
+Methods (value = one of your arrays; array = a NumPy array):
+  __init__(self)          imports self.name as self.module and numpy as self.np. Raise to say
+                          the library cannot run here (a note in the report, or an error for
+                          --adapter).
+  start(self)             before the first tensor, in a worker: start runtimes and pools here,
+                          never at import (the parent forks the workers).
+  probe(self) -> dict     which dtypes really work; runs in a forked child. Rarely overridden.
+  from_np(self, array)    a fresh value holding array's values and dtype. Required for the
+                          producer side. Raise Unsupported for what it cannot make.
+  view(self, value, kind) a view of value of that kind, through the library's own operations.
+  export(self, value)     what __dlpack__ is called on (default: value itself).
+  import_(self, obj)      obj (anything with __dlpack__) -> a value. Default
+                          self.module.from_dlpack(obj). Raise to refuse (BufferError is the
+                          spec's word).
+  to_np(self, value)      value's contents as a NumPy array of the same shape and dtype,
+                          read WITHOUT going through DLPack where the library allows it: the
+                          expected values of an export come from here.
+  writable(self, value)   True, False, or None when the library has no such notion.
+  header(self)            (major, minor) of the DLPack header its importer follows.
+  version, label          its version string and "name@version" (properties).
+
+Ownership: the driver owns every value and capsule it is handed; an adapter keeps no reference
+to a value past the call that made it (a kept reference reads as a leak, LIFE-5). Exceptions
+are the adapter's refusals or failures, and are judged; an adapter never catches BaseException.
+"""
+import importlib
+import os
+
+DTYPES = {  # numpy dtype name -> DLPack (code, bits, lanes)
+    "int8": (0, 8, 1), "int16": (0, 16, 1), "int32": (0, 32, 1), "int64": (0, 64, 1),
+    "uint8": (1, 8, 1), "uint16": (1, 16, 1), "uint32": (1, 32, 1), "uint64": (1, 64, 1),
+    "float16": (2, 16, 1), "float32": (2, 32, 1), "float64": (2, 64, 1),
+    "bfloat16": (4, 16, 1), "complex64": (5, 64, 1), "complex128": (5, 128, 1), "bool": (6, 8, 1),
+    "float8_e4m3fn": (10, 8, 1), "float8_e5m2": (12, 8, 1),
+}
+PROFILE_NAMES = {"int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64", "uint8": "u8",
+                 "uint16": "u16", "uint32": "u32", "uint64": "u64", "float16": "f16",
+                 "float32": "f32", "float64": "f64", "bfloat16": "bf16", "complex64": "c64",
+                 "complex128": "c128", "bool": "bool"}
+COMMON = ["int8", "int16", "int32", "int64", "uint8", "float16", "float32", "float64", "bool"]
+
+
+class Unsupported(Exception):
+    """The framework cannot make this tensor: not a case."""
+
+
+class Framework:
+    """One framework's DLPack surface. Subclasses say how to make, export, import and read back
+    tensors; the profile says what its importer must take (profile-file syntax, README)."""
+    name = ""            # the module to import
+    dtypes = COMMON      # what it can make and import
+    strides = "positive zero"
+    features = "zero-dim zero-size"
+    max_ndim = 8
+    views = ()           # the views it makes: T, step, reversed, offset, broadcast, read_only
+    dunder = True        # values have __dlpack__
+    legacy_exports = {}  # api name -> function(value) -> capsule
+    capsule_imports = {}  # api name -> function(capsule) -> value: its capsule-only importers
+    writable_concept = True  # it has a notion of read-only arrays
+    imports = True       # it has an importer (from_dlpack, or capsule_imports)
+    exports = True       # its arrays can be exported (__dlpack__, legacy_exports or export())
+    partner_only = False  # in the pairs only (NumPy beside a module under test)
+
+    def __init__(self):
+        self.module = importlib.import_module(self.name)
+        import numpy
+        self.np = numpy
+        try:
+            import ml_dtypes  # noqa: F401  (numpy's view of bfloat16)
+        except ImportError:
+            self.dtypes = [d for d in self.dtypes if d != "bfloat16"]
+
+    has_xapi = False
+    started = False
+
+    def start(self):
+        """Whatever must run before the first tensor (a runtime, thread pools): in a worker,
+        never in the parent the workers fork from."""
+        self.started = True
+
+    def probe(self):
+        """What this version really does: the dtypes it makes (older releases make fewer), and
+        whether its array type has the C exchange API. Runs in a forked child."""
+        self.start()
+        kept = []
+        for dtype in self.dtypes:
+            try:
+                self.from_np(make_array(self.np, dtype, (2,)))
+                kept.append(dtype)
+            except Exception:
+                pass
+        probe = self.from_np(self.np.ones((2,), "float32"))
+        return {"dtypes": kept, "has_xapi": hasattr(type(probe), "__dlpack_c_exchange_api__")}
+
+    @property
+    def version(self):
+        return str(getattr(self.module, "__version__", "?")).split("+")[0]
+
+    @property
+    def label(self):
+        return f"{self.name}@{self.version}"
+
+    def profile(self):
+        names = " ".join(PROFILE_NAMES[d] for d in self.dtypes)
+        return (f"dtypes = {names}\ndevices = cpu\nstrides = {self.strides}\n"
+                f"features = {self.features}\nmax_ndim = {self.max_ndim}\n")
+
+    # Producer side
+    def from_np(self, array):
+        raise NotImplementedError
+
+    def view(self, value, kind):
+        raise Unsupported(kind)
+
+    def export(self, value):
+        return value
+
+    # Consumer side
+    def import_(self, obj):
+        return self.module.from_dlpack(obj)
+
+    def to_np(self, value):
+        return self.np.asarray(value)
+
+    def writable(self, value):
+        return None
+
+    header_file = ""  # the dlpack.h the framework ships, relative to its package folder
+
+    def header(self):
+        """The DLPack header its importer was built with: it decides which codes the importer
+        must know (DT-1, DEV-1). The one the framework ships when it ships one; else what is
+        documented below; else the newest, so that every rule of DLPack 1.3 applies."""
+        if self.header_file:
+            path = os.path.join(os.path.dirname(self.module.__file__), self.header_file)
+            try:
+                with open(path, encoding="utf-8", errors="replace") as f:
+                    text = f.read()
+                return header_version(text)
+            except (OSError, ValueError):
+                pass
+        return (1, 3)
+
+    def release(self):
+        """The version as a tuple of numbers, for comparisons."""
+        parts = []
+        for part in self.version.split("."):
+            digits = "".join(c for c in part if c.isdigit())
+            parts.append(int(digits) if digits else 0)
+        return tuple(parts)
+
+
+def header_version(text):
+    """(major, minor) of a dlpack.h: DLPACK_MAJOR/MINOR_VERSION, or DLPACK_VERSION 060 (0.6)."""
+    import re
+    major = re.search(r"#define\s+DLPACK_MAJOR_VERSION\s+(\d+)", text)
+    minor = re.search(r"#define\s+DLPACK_MINOR_VERSION\s+(\d+)", text)
+    if major and minor:
+        return (int(major.group(1)), int(minor.group(1)))
+    legacy = re.search(r"#define\s+DLPACK_VERSION\s+(\d+)", text)
+    if legacy:
+        return (0, int(legacy.group(1)) // 10)
+    raise ValueError("no DLPACK version in the header")
+
+
+def as_dtype(array, name):
+    """array's bytes as the ml_dtypes type `name` (bfloat16, float8_*) when it is one."""
+    if name in ("bfloat16", "float8_e4m3fn", "float8_e5m2") and array.dtype.name != name:
+        import ml_dtypes
+        return array.view(getattr(ml_dtypes, name))
+    return array
+
+
+def legacy_capsule(obj):
+    """What a capsule-only importer does with an object: ask __dlpack__() without keywords."""
+    return obj if type(obj).__name__ == "PyCapsule" else obj.__dlpack__()
+
+
+def numpy_header(np):
+    """Not shipped. NumPy 1.22-1.24 vendor DLPack 0.5 (no bool); 1.25 to 2.0 know bool (0.8)
+    but take no max_version; 2.1 and later ask for 1.0."""
+    release = tuple(int("".join(c for c in p if c.isdigit()) or 0)
+                    for p in np.__version__.split(".")[:2])
+    return (0, 5) if release < (1, 25) else (0, 8) if release < (2, 1) else (1, 0)
+
+
+def sliced_view(value, kind, broadcast_to, transpose=lambda v: v.T, reverse=lambda v: v[::-1]):
+    """A view of the catalogue through an array API's slicing: transposed, every second column,
+    reversed (reverse None: the framework has no negative strides), five rows in, broadcast."""
+    if kind == "T":
+        return transpose(value)
+    if kind == "step":
+        return value[:, ::2]
+    if kind == "reversed" and reverse is not None:
+        return reverse(value)
+    if kind == "offset":
+        return value[5:]
+    if kind == "broadcast":
+        return broadcast_to(value, (4,) + tuple(value.shape))
+    raise Unsupported(kind)
+
+
+def numpy_view(np, value, kind):
+    if kind == "read_only":
+        value = value.copy()
+        value.setflags(write=False)
+        return value
+    return sliced_view(value, kind, np.broadcast_to)
+
+
+def make_array(np, dtype, shape):
+    count = 1
+    for e in shape:
+        count *= e
+    array = np.arange(count).astype("float64") % 7
+    if dtype == "bfloat16":
+        import ml_dtypes
+        return aligned(np, array.astype(np.float32).astype(ml_dtypes.bfloat16).reshape(shape))
+    return aligned(np, (array > 3 if dtype == "bool" else array.astype(dtype)).reshape(shape))
+
+
+def aligned(np, array):
+    """A copy of `array` at a 64-byte aligned address: NumPy's allocator gives 16, and whether a
+    consumer (JAX) copies or aliases must not depend on where the heap happens to be."""
+    buffer = np.empty(array.nbytes + 64, dtype="uint8")
+    start = (-buffer.ctypes.data) % 64
+    out = buffer[start:start + array.nbytes].view(array.dtype).reshape(array.shape)
+    out[...] = array
+    return out
+
+
+def element_reader(np, dtype_name):
+    """Python scalars of 0-d arrays, by dtype: a read that needs no DLPack and no buffer
+    protocol (the Array API gives every 0-d array __bool__, __int__, __float__, __complex__)."""
+    if dtype_name == "bool":
+        return bool
+    if dtype_name.startswith(("int", "uint")):
+        return int
+    if dtype_name.startswith("complex"):
+        return complex
+    return float
+
+
+class ModuleAdapter(Framework):
+    """Any module with the Array API's DLPack surface, judged by its name alone (--module NAME,
+    DLCONFORM_MODULE): arrays made by asarray (else from_dlpack of a NumPy array), views by its
+    own slicing, permute_dims, flip and broadcast_to, values read back element by element
+    through indexing, never through DLPack (a wrong export must not agree with itself)."""
+    views = ("T", "step", "reversed", "offset", "broadcast")
+    strides = "positive"  # the default profile's: what every consumer must take
+    features = "read-only zero-dim zero-size"
+    writable_concept = False
+
+    def __init__(self, name, profile_file=""):
+        self.name = name
+        super().__init__()
+        xp = self.module
+        self.profile_file = profile_file
+        self.imports = callable(getattr(xp, "from_dlpack", None))
+        self.makes = callable(getattr(xp, "asarray", None)) or self.imports
+        self.by_name = {}  # dtype name -> the module's dtype object
+        info = getattr(xp, "__array_namespace_info__", None)
+        if callable(info):
+            try:
+                self.by_name = {k: v for k, v in dict(info().dtypes()).items() if k in DTYPES}
+            except Exception:
+                self.by_name = {}
+        for name_ in DTYPES:
+            if name_ not in self.by_name and getattr(xp, name_, None) is not None:
+                self.by_name[name_] = getattr(xp, name_)
+        known = [d for d in DTYPES if d in self.by_name and d in PROFILE_NAMES]
+        self.dtypes = known or ["float32"]
+        if "bfloat16" in self.dtypes:
+            try:
+                import ml_dtypes  # noqa: F401
+            except ImportError:
+                self.dtypes.remove("bfloat16")
+        if not callable(getattr(xp, "flip", None)):
+            self.views = tuple(v for v in self.views if v != "reversed")
+
+    def probe(self):
+        facts = super().probe()
+        value = self.from_np(self.np.ones((2,), "float32"))
+        facts["dunder"] = callable(getattr(value, "__dlpack__", None))
+        return facts
+
+    def profile(self):
+        if self.profile_file:
+            with open(self.profile_file, encoding="utf-8") as f:
+                return f.read()
+        return super().profile()
+
+    def from_np(self, array):
+        xp = self.module
+        if callable(getattr(xp, "asarray", None)):
+            return xp.asarray(array)
+        return xp.from_dlpack(array.copy())
+
+    def view(self, value, kind):
+        xp = self.module
+        permute = getattr(xp, "permute_dims", None)
+        return sliced_view(value, kind, getattr(xp, "broadcast_to", None) or self.np.broadcast_to,
+                           transpose=(lambda v: permute(v, (1, 0))) if permute else (lambda v: v.T),
+                           reverse=(lambda v: xp.flip(v, axis=0)) if hasattr(xp, "flip") else None)
+
+    def dtype_name(self, value):
+        for name_, dtype in self.by_name.items():
+            try:
+                if value.dtype == dtype:
+                    return name_
+            except Exception:
+                continue
+        return str(value.dtype).rsplit(".", 1)[-1]
+
+    def to_np(self, value):
+        np = self.np
+        name_ = self.dtype_name(value)
+        shape = tuple(int(e) for e in value.shape)
+        read = element_reader(np, name_)
+        if name_ in ("bfloat16", "float8_e4m3fn", "float8_e5m2"):
+            import ml_dtypes
+            dtype = getattr(ml_dtypes, name_)
+        else:
+            dtype = np.dtype(name_)
+        out = np.empty(shape, dtype=dtype)
+        for index in np.ndindex(*shape):
+            out[index] = read(value[index] if index else value)  # a 0-d array converts itself
+        # Python floats keep no NaN payload: where NumPy's own conversion (which may not go
+        # through DLPack) agrees value for value, its exact bytes are the ones to compare.
+        try:
+            direct = np.asarray(value)
+            if direct.shape == out.shape and np.array_equal(direct.astype(out.dtype), out,
+                                                            equal_nan=out.dtype.kind in "fc"):
+                return direct.astype(out.dtype)
+        except Exception:
+            pass
+        return out
