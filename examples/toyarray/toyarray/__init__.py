@@ -102,12 +102,14 @@ def from_dlpack(x, /, *, device=None, copy=None):
         x.__dlpack__(max_version=(1, 0))  # an old producer's TypeError ends the import here
     data = np.from_dlpack(x)
     if _BUG == "wrong-strides" and data.ndim > 0 and data.size > 0:
-        # The planted bug: the element at logical index k is read from memory slot k.
-        start = data.__array_interface__["data"][0]
-        if any(s < 0 for s in data.strides):
-            start += sum((e - 1) * s for e, s in zip(data.shape, data.strides) if s < 0)
-        buffer = (ctypes.c_char * (data.size * data.itemsize)).from_address(start)
-        data = np.frombuffer(buffer, dtype=data.dtype).reshape(data.shape).copy()
+        # The planted bug: the element at logical index k is read from memory slot k, within the
+        # memory the tensor spans (a broadcast spans fewer slots than it has elements).
+        low = data.__array_interface__["data"][0]
+        low += sum((e - 1) * s for e, s in zip(data.shape, data.strides) if s < 0)
+        span = sum((e - 1) * abs(s) for e, s in zip(data.shape, data.strides)) + data.itemsize
+        count = min(data.size, span // data.itemsize)
+        buffer = (ctypes.c_char * (count * data.itemsize)).from_address(low)
+        data = np.resize(np.frombuffer(buffer, dtype=data.dtype), data.shape)
     return Array(data)
 
 
