@@ -475,26 +475,27 @@ struct RunResources {
 bool run_cases(const std::vector<Participant>& participants, std::vector<CaseDef>& cases,
                const RunnerOptions& options, std::string* error) {
   const size_t total = cases.size();
-  size_t reported = 0, unexpected = 0, known = 0;
+  RunProgress counts{"matrix", 0, total, 0, 0};  // `done`: the cases collected
   std::vector<bool> collected(total, false);
   auto progress = [&](size_t done) {
-    if (options.progress) options.progress(RunProgress{"matrix", done, total, unexpected, known});
+    if (!options.progress) return;
+    RunProgress now = counts;
+    now.done = done;
+    options.progress(now);
   };
   prepare_fault_attribution();
   auto collect = [&](size_t i, const CaseRecord& record) {
     if (collected[i]) return;
     collected[i] = true;
     to_result(record, &cases[i].result);
-    ++reported;
-    if (cases[i].result.as_expected()) return;
-    ++(options.known && options.known(cases[i].result) ? known : unexpected);
+    counts.tally(cases[i].result, options.known);
   };
   if (!options.isolate) {
     std::vector<CaseRecord> records(total);
     for (size_t i = 0; i < total; ++i) {
       run_exchange(participants, cases[i], &records[i]);
       collect(i, records[i]);
-      progress(reported);
+      progress(counts.done);
     }
     return true;
   }
@@ -651,13 +652,13 @@ bool run_cases(const std::vector<Participant>& participants, std::vector<CaseDef
       last_progress = now;
       // Completions beyond the scan point count as done for the progress line.
       const size_t done = static_cast<size_t>(shared->done.load());
-      progress(std::max(done, reported));
+      progress(std::max(done, counts.done));
     }
   }
   for (size_t i = 0; i < total; ++i) {
     if (!collected[i] && records[i].done.load() != 0) collect(i, records[i]);
   }
-  progress(reported);
+  progress(counts.done);
   // Anything never reported (cannot normally happen) is a harness failure, not a silent pass.
   for (size_t i = 0; i < total; ++i) {
     if (!collected[i]) {

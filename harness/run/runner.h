@@ -16,11 +16,17 @@ namespace dlc {
 // How far a run is: cases done of total, those neither as expected nor known, and the known
 // findings (a suppression file lists them), as the summary counts them.
 struct RunProgress {
-  const char* stage = "matrix";  // "matrix", or "frameworks" for the framework rows
+  const char* stage = "matrix";  // "matrix", "frameworks" or "libraries"
   size_t done = 0;
   size_t total = 0;  // 0 while unknown (framework rows)
   size_t unexpected = 0;
   size_t known = 0;
+
+  // Counts one finished case as the summary does: a finding `known` names is not unexpected.
+  void tally(const CaseResult& r, const std::function<bool(const CaseResult&)>& is_known) {
+    ++done;
+    if (!r.as_expected()) ++(is_known && is_known(r) ? known : unexpected);
+  }
 };
 
 struct RunnerOptions {

@@ -51,14 +51,15 @@ bool plan_filtered(const MatrixConfig& config, bool to_run, std::vector<Particip
   for (CaseDef& c : all) {
     if (filter_matches(config.filter, c.result.id)) cases->push_back(std::move(c));
   }
-  if (all.empty() && config.frameworks.empty() && config.modules.empty() &&
-      config.adapters.empty()) {
+  // Framework and library rows come later: a plan of no plugin case is fine beside them.
+  const bool other_rows =
+      !config.frameworks.empty() || !config.modules.empty() || !config.adapters.empty();
+  if (all.empty() && !other_rows) {
     *error = "no cases: the loaded plugins include no producer and consumer to pair";
     *failure = MatrixFailure::usage;
     return false;
   }
-  if (cases->empty() && config.frameworks.empty() && config.modules.empty() &&
-      config.adapters.empty()) {
+  if (cases->empty() && !other_rows) {
     *error = "--filter '" + config.filter + "' matches none of the " + std::to_string(all.size()) +
              " cases";
     *failure = MatrixFailure::usage;
@@ -181,12 +182,10 @@ bool run_matrix(const MatrixConfig& config, MatrixRun* out, std::string* error,
     RunProgress p{"frameworks", 0, 0, 0, 0};
     size_t counted = 0;
     auto env_done = [&](const std::string&) {
-      // The same counts as the summary: a known finding is not unexpected.
       for (; counted < framework_cases.size(); ++counted) {
-        const CaseResult& r = framework_cases[counted];
-        if (!filter_matches(config.filter, r.id)) continue;
-        ++p.done;
-        if (!r.as_expected()) ++(config.known && config.known(r) ? p.known : p.unexpected);
+        if (filter_matches(config.filter, framework_cases[counted].id)) {
+          p.tally(framework_cases[counted], config.known);
+        }
       }
       if (config.progress) config.progress(p);
     };
@@ -209,8 +208,7 @@ bool run_matrix(const MatrixConfig& config, MatrixRun* out, std::string* error,
     RunProgress p{"libraries", 0, 0, 0, 0};
     for (CaseResult& r : library_cases) {
       if (!filter_matches(config.filter, r.id)) continue;
-      ++p.done;
-      if (!r.as_expected()) ++(config.known && config.known(r) ? p.known : p.unexpected);
+      p.tally(r, config.known);
       out->results.push_back(std::move(r));
     }
     if (config.progress) config.progress(p);
