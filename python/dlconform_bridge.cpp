@@ -5,7 +5,8 @@
 //
 //   MockTensor(producer_plugin_path, tensor_name)  an object with __dlpack__(*, stream=None,
 //       max_version=None, dl_device=None, copy=None) and __dlpack_device__(), backed by a mock
-//       producer plugin, guarded memory and the deleter ledger; frameworks import it.
+//       producer plugin, guarded memory and the deleter ledger; frameworks import it
+//       (bridge_mock.cpp).
 //   judge_import(mock, outcome)  judges what a framework did with a MockTensor: the lifecycle
 //       (LIFE-1, LIFE-3), the import against the truth (accepted-invalid, rejected-valid,
 //       wrong-data), READ_ONLY kept (FLAG-1, INFO).
@@ -14,13 +15,12 @@
 //       deleter, and judges the handoff against what the framework says the tensor is
 //       (judge_handoff: VER-4, VER-1, FLAG-1b, FLAG-2, LAY-5, the validator, fields, values).
 //   interpose(capsule) / deleter_calls(handle)  counts a capsule's deleter calls (framework pairs).
-//   check_exchange_api(obj)  XAPI-1 to XAPI-5 on the type's __dlpack_c_exchange_api__.
+//   check_exchange_api(obj)  XAPI-1 to XAPI-5 on the type's __dlpack_c_exchange_api__
+//       (bridge_xapi.cpp).
 //   PluginConsumer(path)  a consumer plugin driven like a framework's from_dlpack.
 //   guard_faults(path)  a fault handler that names a fault in guarded memory (judge_fault).
 //
 // Every function is noexcept towards Python: C++ errors become Python exceptions.
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
@@ -32,6 +32,7 @@
 #include <unordered_map>
 
 #include "abi.h"
+#include "bridge.h"
 #include "catalogue.h"
 #include "fault.h"
 #include "host.h"
@@ -41,245 +42,8 @@
 #include "profile.h"
 #include "validate.h"
 
-namespace {
+namespace dlc::bridge {
 
-dlc::HostState& host() { return dlc::process_host(); }
-
-// What became of each capsule we handed out, keyed by the managed struct it carried.
-struct CapsuleFate {
-  bool destroyed = false;
-  bool renamed = false;  // a consumer took it (LIFE-1)
-};
-std::unordered_map<void*, CapsuleFate>& fates() {
-  static auto* map = new std::unordered_map<void*, CapsuleFate>();
-  return *map;
-}
-
-std::unordered_map<std::string, dlc::LoadedPlugin>& plugins() {
-  static auto* map = new std::unordered_map<std::string, dlc::LoadedPlugin>();
-  return *map;
-}
-
-const dlc::LoadedPlugin* load(const std::string& path, uint32_t role) {
-  auto it = plugins().find(path);
-  if (it != plugins().end()) return &it->second;
-  dlc::LoadResult r = dlc::load_plugin(path);
-  if (r.error != dlc::LoadError::none) {
-    PyErr_SetString(PyExc_OSError, r.message.c_str());
-    return nullptr;
-  }
-  if ((r.plugin.table->roles & role) == 0) {
-    PyErr_Format(PyExc_ValueError, "%s: expected a %s plugin but found none", path.c_str(),
-                 role == DLC_ROLE_PRODUCER ? "producer" : "consumer");
-    return nullptr;
-  }
-  char error[256] = {};
-  if (r.plugin.table->create != nullptr &&
-      r.plugin.table->create(&host().table, &r.plugin.state, error, sizeof error) != DLC_OK) {
-    PyErr_Format(PyExc_OSError, "%s: create() failed: %s", path.c_str(), error);
-    return nullptr;
-  }
-  return &plugins().emplace(path, r.plugin).first->second;
-}
-
-PyObject* finding_tuple(const dlc::Finding& f) {
-  if (!f.any()) Py_RETURN_NONE;
-  return Py_BuildValue("(ssss)", dlc::name_of(f.cls), dlc::id_of(f.rule),
-                       dlc::to_string(f.severity()), f.words);
-}
-
-bool parse_version(PyObject* object, DLCVersion* out) {
-  unsigned int major = 0, minor = 0;
-  if (!PyArg_ParseTuple(object, "II", &major, &minor)) {
-    PyErr_Clear();
-    PyErr_SetString(PyExc_TypeError, "expected max_version as a (major, minor) tuple");
-    return false;
-  }
-  *out = {major, minor};
-  return true;
-}
-
-void capsule_destructor(PyObject* capsule) {
-  void* managed = PyCapsule_GetContext(capsule);
-  CapsuleFate& fate = fates()[managed];
-  fate.destroyed = true;
-  const char* name = PyCapsule_GetName(capsule);
-  if (name != nullptr && std::strncmp(name, "used_", 5) == 0) {
-    fate.renamed = true;
-    return;
-  }
-  if (name != nullptr) dlc::delete_unclaimed(DLCHandoff{name, managed});  // LIFE-2
-  PyErr_Clear();
-}
-
-// ---------------------------------------------------------------------------------------------
-// MockTensor
-
-struct MockTensor {
-  PyObject_HEAD
-  const dlc::LoadedPlugin* producer;
-  int tensor_index;
-  void* last_managed;  // the struct of the last capsule handed out
-  bool refused;        // the producer refused a request (BufferError)
-  bool type_error_unanswered;  // __dlpack__(max_version=...) raised TypeError, no retry since
-  bool asked;                  // the first __dlpack__ call passed max_version
-  DLCVersion asked_version;    // ... this one: the consumer's own header version
-  int calls;                   // __dlpack__ calls so far
-};
-
-int mock_init(MockTensor* self, PyObject* args, PyObject*) {
-  const char* path = nullptr;
-  const char* tensor = nullptr;
-  if (!PyArg_ParseTuple(args, "ss", &path, &tensor)) return -1;
-  self->producer = load(path, DLC_ROLE_PRODUCER);
-  if (self->producer == nullptr) return -1;
-  self->tensor_index = dlc::find_tensor(tensor);
-  if (self->tensor_index < 0) {
-    PyErr_Format(PyExc_ValueError, "expected a tensor name of the catalogue but found '%s'", tensor);
-    return -1;
-  }
-  self->last_managed = nullptr;
-  self->refused = false;
-  self->type_error_unanswered = false;
-  self->asked = false;
-  self->asked_version = {};
-  self->calls = 0;
-  return 0;
-}
-
-PyObject* mock_dlpack(MockTensor* self, PyObject* args, PyObject* kwargs) {
-  static const char* keywords[] = {"stream", "max_version", "dl_device", "copy", nullptr};
-  PyObject *stream = Py_None, *max_version = Py_None, *dl_device = Py_None, *copy = Py_None;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$OOOO", const_cast<char**>(keywords), &stream,
-                                   &max_version, &dl_device, &copy)) {
-    return nullptr;
-  }
-  const dlc::TensorCase& t = dlc::tensor_catalogue()[self->tensor_index];
-  DLCRequest request{};
-  request.tensor = t.spec;
-  request.copy = copy == Py_None ? -1 : (PyObject_IsTrue(copy) ? 1 : 0);
-  if (max_version != Py_None) {
-    request.has_max_version = 1;
-    if (!parse_version(max_version, &request.max_version)) return nullptr;
-  }
-  if (self->calls++ == 0 && request.has_max_version) {
-    self->asked = true;
-    self->asked_version = request.max_version;
-  }
-  if (dl_device != Py_None) {
-    int type = 0, id = 0;
-    if (!PyArg_ParseTuple(dl_device, "ii", &type, &id)) return nullptr;
-    request.has_dl_device = 1;
-    request.dl_device = {type, id};
-  }
-  if (stream != Py_None) {
-    request.has_stream = 1;
-    request.stream = PyLong_AsLongLong(stream);
-    if (PyErr_Occurred()) return nullptr;
-  }
-  DLCHandoff handoff{};
-  char error[512] = {};
-  const DLCPlugin& p = *self->producer->table;
-  int rc = DLC_OK;
-  {
-    dlc::ScopedPhase phase("produce()", p.name, dlc::Party::producer);
-    rc = p.produce(self->producer->state, &request, &handoff, error, sizeof error);
-  }
-  self->type_error_unanswered = rc == DLC_ERR_TYPE && request.has_max_version;
-  if (rc == DLC_ERR_TYPE) {
-    PyErr_Format(PyExc_TypeError, "__dlpack__(): %s", error);
-    return nullptr;
-  }
-  if (rc != DLC_OK) {
-    self->refused = true;
-    PyErr_Format(PyExc_BufferError, "__dlpack__(): %s", error);
-    return nullptr;
-  }
-  const char* name = handoff.name != nullptr && std::strcmp(handoff.name, "dltensor_versioned") == 0
-                         ? "dltensor_versioned"
-                         : "dltensor";
-  host().arena.tag_struct(handoff.pointer, dlc::abi::struct_kind_of_name(name));
-  PyObject* capsule = PyCapsule_New(handoff.pointer, name, capsule_destructor);
-  if (capsule == nullptr) {
-    dlc::delete_unclaimed(DLCHandoff{name, handoff.pointer});
-    return nullptr;
-  }
-  PyCapsule_SetContext(capsule, handoff.pointer);
-  fates()[handoff.pointer] = CapsuleFate{};
-  self->last_managed = handoff.pointer;
-  return capsule;
-}
-
-PyObject* mock_dlpack_device(MockTensor* self, PyObject*) {
-  const DLCDevice d = dlc::tensor_catalogue()[self->tensor_index].spec.device;
-  return Py_BuildValue("(ii)", d.device_type, d.device_id);
-}
-
-PyObject* mock_deleter_calls(MockTensor* self, PyObject*) {
-  if (self->last_managed == nullptr) return PyLong_FromLong(0);
-  return PyLong_FromUnsignedLong(host().ledger.calls(self->last_managed));
-}
-
-// None while the capsule lives; then True if a consumer renamed it, False if not.
-PyObject* mock_capsule_renamed(MockTensor* self, PyObject*) {
-  auto it = fates().find(self->last_managed);
-  if (it == fates().end() || !it->second.destroyed) Py_RETURN_NONE;
-  return PyBool_FromLong(it->second.renamed);
-}
-
-PyObject* mock_refused(MockTensor* self, PyObject*) { return PyBool_FromLong(self->refused); }
-
-// The max_version of the consumer's first __dlpack__ call, or None when it asked for none.
-PyObject* mock_asked(MockTensor* self, PyObject*) {
-  if (!self->asked) Py_RETURN_NONE;
-  return Py_BuildValue("(II)", self->asked_version.major, self->asked_version.minor);
-}
-
-PyObject* mock_expected(MockTensor* self, PyObject*) {
-  const dlc::TensorCase& t = dlc::tensor_catalogue()[self->tensor_index];
-  return Py_BuildValue("(KK)", static_cast<unsigned long long>(t.digest),
-                       static_cast<unsigned long long>(t.elements));
-}
-
-PyMethodDef mock_methods[] = {
-    {"__dlpack__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(mock_dlpack)),
-     METH_VARARGS | METH_KEYWORDS, "Export as a DLPack capsule (Python array API protocol)."},
-    {"__dlpack_device__", reinterpret_cast<PyCFunction>(mock_dlpack_device), METH_NOARGS,
-     "(device_type, device_id)"},
-    {"deleter_calls", reinterpret_cast<PyCFunction>(mock_deleter_calls), METH_NOARGS,
-     "How often the deleter of the last exported struct ran (LIFE-3: exactly once)."},
-    {"capsule_renamed", reinterpret_cast<PyCFunction>(mock_capsule_renamed), METH_NOARGS,
-     "None while the last capsule lives; then whether its consumer renamed it (LIFE-1)."},
-    {"asked", reinterpret_cast<PyCFunction>(mock_asked), METH_NOARGS,
-     "The max_version of the first __dlpack__ call (the consumer's header), or None."},
-    {"refused", reinterpret_cast<PyCFunction>(mock_refused), METH_NOARGS,
-     "Whether the producer refused a request (as the rules make it for some tensors)."},
-    {"expected", reinterpret_cast<PyCFunction>(mock_expected), METH_NOARGS,
-     "(digest, elements) a correct reader of the tensor reports."},
-    {nullptr, nullptr, 0, nullptr}};
-
-// A heap type with a docstring, methods, an __init__ and the generic __new__. `name` must
-// outlive the type (a literal): the type keeps pointing at it.
-PyObject* make_type(const char* name, size_t basic_size, const char* doc, PyMethodDef* methods,
-                    void* init) {
-  PyType_Slot slots[] = {{Py_tp_doc, const_cast<char*>(doc)},
-                         {Py_tp_methods, methods},
-                         {Py_tp_init, init},
-                         {Py_tp_new, reinterpret_cast<void*>(PyType_GenericNew)},
-                         {0, nullptr}};
-  PyType_Spec spec = {name, static_cast<int>(basic_size), 0, Py_TPFLAGS_DEFAULT, slots};
-  return PyType_FromSpec(&spec);
-}
-PyObject* g_mock_type = nullptr;
-
-// ---------------------------------------------------------------------------------------------
-// judge_import(mock, outcome)
-
-bool get_bool(PyObject* dict, const char* key, bool fallback) {
-  PyObject* v = PyDict_GetItemString(dict, key);
-  return v == nullptr || v == Py_None ? fallback : PyObject_IsTrue(v) == 1;
-}
-// The limited API (abi3, 3.9) has neither PyUnicode_AsUTF8 nor PyType_GetName.
 std::string utf8(PyObject* v) {
   PyObject* bytes = v != nullptr ? PyUnicode_AsUTF8String(v) : nullptr;
   if (bytes == nullptr) {
@@ -295,6 +59,20 @@ std::string type_name(PyObject* obj) {
   const std::string s = utf8(name);
   Py_XDECREF(name);
   return s;
+}
+
+}  // namespace dlc::bridge
+
+namespace {
+
+using namespace dlc::bridge;
+
+// ---------------------------------------------------------------------------------------------
+// judge_import(mock, outcome)
+
+bool get_bool(PyObject* dict, const char* key, bool fallback) {
+  PyObject* v = PyDict_GetItemString(dict, key);
+  return v == nullptr || v == Py_None ? fallback : PyObject_IsTrue(v) == 1;
 }
 unsigned long long get_ull(PyObject* dict, const char* key) {
   PyObject* v = PyDict_GetItemString(dict, key);
@@ -713,162 +491,6 @@ PyObject* deleter_calls(PyObject*, PyObject* args) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// check_exchange_api(obj): XAPI-1 to XAPI-5
-
-struct XapiErrors {
-  int calls = 0;
-};
-void set_error_counter(void* ctx, const char*, const char*) { ++static_cast<XapiErrors*>(ctx)->calls; }
-
-PyObject* check_exchange_api(PyObject*, PyObject* args) {
-  PyObject* obj = nullptr;
-  if (!PyArg_ParseTuple(args, "O", &obj)) return nullptr;
-  PyObject* checks = PyList_New(0);
-  auto record = [&](const char* rule, bool ok, const std::string& words) {
-    PyObject* item = Py_BuildValue("(sOs)", rule, ok ? Py_True : Py_False, words.c_str());
-    PyList_Append(checks, item);
-    Py_DECREF(item);
-  };
-  PyObject* type = reinterpret_cast<PyObject*>(Py_TYPE(obj));
-  PyObject* attr = PyObject_GetAttrString(type, "__dlpack_c_exchange_api__");
-  if (attr == nullptr) {
-    PyErr_Clear();
-    record("XAPI-1", false, "the type has no __dlpack_c_exchange_api__");
-    return checks;
-  }
-  const char* capsule_name = PyCapsule_CheckExact(attr) ? PyCapsule_GetName(attr) : nullptr;
-  const bool named = capsule_name != nullptr && std::strcmp(capsule_name, "dlpack_exchange_api") == 0;
-  record("XAPI-1", named,
-         named ? "a PyCapsule named dlpack_exchange_api"
-               : std::string("expected a PyCapsule named dlpack_exchange_api but found ") +
-                     (PyCapsule_CheckExact(attr) ? (capsule_name ? capsule_name : "NULL")
-                                                 : type_name(attr)));
-  if (!named) {
-    Py_DECREF(attr);
-    return checks;
-  }
-  auto* api = static_cast<DLPackExchangeAPI*>(PyCapsule_GetPointer(attr, capsule_name));
-  PyObject* again = PyObject_GetAttrString(type, "__dlpack_c_exchange_api__");
-  const void* api_again = again != nullptr && PyCapsule_CheckExact(again)
-                              ? PyCapsule_GetPointer(again, PyCapsule_GetName(again))
-                              : nullptr;
-  PyErr_Clear();
-  Py_XDECREF(again);
-  record("XAPI-1", api_again == api, "the table is the same on every lookup (cacheable per type)");
-  // XAPI-2: the header, its version and the prev chain.
-  const DLPackVersion v = api->header.version;
-  record("XAPI-2", v.major == 1,
-         "header version " + std::to_string(v.major) + "." + std::to_string(v.minor) +
-             (v.major == 1 ? "" : ": expected major 1"));
-  int chain = 0;
-  for (const DLPackExchangeAPIHeader* h = api->header.prev_api; h != nullptr && chain < 16;
-       h = h->prev_api) {
-    ++chain;
-  }
-  record("XAPI-2", chain < 16, "prev_api chain of " + std::to_string(chain) + " older tables");
-  // XAPI-3: the slots.
-  const bool slots = api->managed_tensor_allocator != nullptr &&
-                     api->managed_tensor_from_py_object_no_sync != nullptr &&
-                     api->managed_tensor_to_py_object_no_sync != nullptr &&
-                     api->current_work_stream != nullptr;
-  record("XAPI-3", slots,
-         slots ? "allocator, from_py_object, to_py_object and current_work_stream are non-NULL"
-               : "expected allocator, from_py_object, to_py_object and current_work_stream "
-                 "non-NULL but one is NULL");
-  if (!slots) {
-    Py_DECREF(attr);
-    return checks;
-  }
-  // XAPI-5: from_py_object gives an owning versioned tensor that validates; one deleter call.
-  DLManagedTensorVersioned* owned = nullptr;
-  const int rc = api->managed_tensor_from_py_object_no_sync(obj, &owned);
-  if (rc != 0 || owned == nullptr) {
-    const bool error_set = PyErr_Occurred() != nullptr;
-    PyErr_Clear();
-    record("XAPI-5", false,
-           "from_py_object returned " + std::to_string(rc) +
-               (error_set ? " with a Python error" : " without a Python error set"));
-  } else {
-    dlc::ValidateOptions options;
-    options.level = dlc::Level::full;
-    dlc::ValidateResult r;
-    dlc::validate(DLCHandoff{"dltensor_versioned", owned}, options, &r);
-    const dlc::Violation* v = r.first_must();
-    record("XAPI-5", v == nullptr,
-           v == nullptr ? "from_py_object: an owning versioned tensor of " +
-                              std::to_string(r.observation.elements_read) + " elements that validates"
-                        : std::string("from_py_object's tensor breaks ") + dlc::id_of(v->rule) +
-                              ": " + v->message);
-    // to_py_object steals it: the deleter must then run exactly once, when the object dies.
-    host().ledger.interpose(owned, dlc::abi::StructKind::versioned);
-    void* py = nullptr;
-    const int to_rc = api->managed_tensor_to_py_object_no_sync(owned, &py);
-    if (to_rc != 0 || py == nullptr) {
-      PyErr_Clear();
-      record("XAPI-5", false, "to_py_object returned " + std::to_string(to_rc));
-      if (owned->deleter != nullptr) owned->deleter(owned);
-    } else {
-      Py_DECREF(static_cast<PyObject*>(py));
-      PyObject* gc = PyImport_ImportModule("gc");
-      if (gc != nullptr) {
-        PyObject* collected = PyObject_CallMethod(gc, "collect", nullptr);
-        Py_XDECREF(collected);
-        Py_DECREF(gc);
-      }
-      const uint32_t calls = host().ledger.calls(owned);
-      record("XAPI-5", calls == 1,
-             "to_py_object took the tensor; its deleter ran " + std::to_string(calls) +
-                 " time(s) when the object died (expected 1)");
-    }
-    host().ledger.forget(owned);
-  }
-  // The non-owning export, when there is one.
-  if (api->dltensor_from_py_object_no_sync != nullptr) {
-    DLTensor borrowed{};
-    const int b_rc = api->dltensor_from_py_object_no_sync(obj, &borrowed);
-    PyErr_Clear();
-    record("XAPI-5", b_rc == 0 && borrowed.ndim >= 0,
-           "dltensor_from_py_object filled a borrowed DLTensor (rc " + std::to_string(b_rc) + ")");
-  }
-  // XAPI-4: the allocator; SetError exactly when it fails.
-  {
-    int64_t shape[2] = {2, 3};
-    DLTensor prototype{};
-    prototype.device.device_type = kDLCPU;
-    prototype.ndim = 2;
-    prototype.dtype = {kDLFloat, 32, 1};
-    prototype.shape = shape;
-    XapiErrors errors;
-    DLManagedTensorVersioned* made = nullptr;
-    const int a_rc = api->managed_tensor_allocator(&prototype, &made, &errors, set_error_counter);
-    const bool ok = a_rc == 0 && made != nullptr && errors.calls == 0 && made->dl_tensor.ndim == 2;
-    record("XAPI-4", ok,
-           "allocator for a 2x3 float32 CPU tensor: rc " + std::to_string(a_rc) + ", SetError " +
-               std::to_string(errors.calls) + " time(s)");
-    if (made != nullptr && made->deleter != nullptr) made->deleter(made);
-    prototype.dtype = {kDLFloat, 7, 1};  // a width no framework allocates
-    XapiErrors bad;
-    made = nullptr;
-    const int bad_rc = api->managed_tensor_allocator(&prototype, &made, &bad, set_error_counter);
-    PyErr_Clear();
-    const bool bad_ok = (bad_rc != 0 && bad.calls == 1) || (bad_rc == 0 && bad.calls == 0);
-    record("XAPI-4", bad_ok,
-           "allocator for float7: rc " + std::to_string(bad_rc) + ", SetError " +
-               std::to_string(bad.calls) + " time(s) (expected exactly once on failure)");
-    if (bad_rc == 0 && made != nullptr && made->deleter != nullptr) made->deleter(made);
-  }
-  // current_work_stream on the CPU may give NULL.
-  void* stream = reinterpret_cast<void*>(1);
-  const int s_rc = api->current_work_stream(kDLCPU, 0, &stream);
-  PyErr_Clear();
-  record("XAPI-5", s_rc == 0,
-         "current_work_stream(CPU) returned " + std::to_string(s_rc) +
-             (stream == nullptr ? " and NULL" : " and a stream"));
-  Py_DECREF(attr);
-  return checks;
-}
-
-// ---------------------------------------------------------------------------------------------
 // PluginConsumer(path): a consumer plugin driven like a framework's from_dlpack
 
 struct PluginConsumer {
@@ -1101,10 +723,7 @@ PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "_dlconform",
 PyMODINIT_FUNC PyInit__dlconform() {
   PyObject* module = PyModule_Create(&module_def);
   if (module == nullptr) return nullptr;
-  g_mock_type = make_type("_dlconform.MockTensor", sizeof(MockTensor),
-                          "A dlconform mock producer's tensor, exported through __dlpack__.",
-                          mock_methods, reinterpret_cast<void*>(mock_init));
-  if (g_mock_type == nullptr || PyModule_AddObject(module, "MockTensor", g_mock_type) < 0) {
+  if (make_mock_type() == nullptr || PyModule_AddObject(module, "MockTensor", g_mock_type) < 0) {
     Py_XDECREF(g_mock_type);
     Py_DECREF(module);
     return nullptr;

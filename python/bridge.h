@@ -1,0 +1,64 @@
+// Internal to the _dlconform extension: what its translation units share. dlconform_bridge.cpp
+// holds the judges and the module; bridge_mock.cpp the mock producers' tensors (MockTensor) and
+// the capsules handed out; bridge_xapi.cpp the checks of the C exchange API.
+#pragma once
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <string>
+#include <unordered_map>
+
+#include "finding.h"
+#include "host.h"
+#include "plugin_loader.h"
+
+namespace dlc::bridge {
+
+HostState& host();
+
+// What became of each capsule handed out, keyed by the managed struct it carried.
+struct CapsuleFate {
+  bool destroyed = false;
+  bool renamed = false;  // a consumer took it (LIFE-1)
+};
+std::unordered_map<void*, CapsuleFate>& fates();
+
+// A plugin loaded once per process and created with the host services; nullptr with a Python
+// exception set when it cannot be loaded or does not play `role`.
+const LoadedPlugin* load(const std::string& path, uint32_t role);
+
+// A finding as the driver reads it: (class, rule, severity, words), or None.
+PyObject* finding_tuple(const Finding& f);
+// A (major, minor) tuple; false with a TypeError set otherwise.
+bool parse_version(PyObject* object, DLCVersion* out);
+
+// Text of a str object, and the short name of an object's type ("" on failure; the limited API
+// of 3.9 has neither PyUnicode_AsUTF8 nor PyType_GetName).
+std::string utf8(PyObject* v);
+std::string type_name(PyObject* obj);
+
+// MockTensor(producer_plugin_path, tensor_name): a mock producer's tensor behind __dlpack__.
+struct MockTensor {
+  PyObject_HEAD
+  const dlc::LoadedPlugin* producer;
+  int tensor_index;
+  void* last_managed;  // the struct of the last capsule handed out
+  bool refused;        // the producer refused a request (BufferError)
+  bool type_error_unanswered;  // __dlpack__(max_version=...) raised TypeError, no retry since
+  bool asked;                  // the first __dlpack__ call passed max_version
+  DLCVersion asked_version;    // ... this one: the consumer's own header version
+  int calls;                   // __dlpack__ calls so far
+};
+extern PyObject* g_mock_type;
+// Creates the MockTensor type into g_mock_type; nullptr with an exception set on failure.
+PyObject* make_mock_type();
+// A heap type with a docstring, methods, an __init__ and the generic __new__. `name` must
+// outlive the type (a literal): the type keeps pointing at it.
+PyObject* make_type(const char* name, size_t basic_size, const char* doc, PyMethodDef* methods,
+                    void* init);
+
+// check_exchange_api(obj): XAPI-1 to XAPI-5 on the type's __dlpack_c_exchange_api__.
+PyObject* check_exchange_api(PyObject*, PyObject* args);
+
+}  // namespace dlc::bridge

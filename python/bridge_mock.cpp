@@ -1,0 +1,233 @@
+// MockTensor: a mock producer plugin's tensor, in guarded memory with the deleter ledger, behind
+// __dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None) and __dlpack_device__();
+// frameworks import it, and judge_import (dlconform_bridge.cpp) judges what they did with it.
+#include <dlpack/dlpack.h>
+
+#include <cstring>
+
+#include "bridge.h"
+#include "catalogue.h"
+#include "phase.h"
+
+namespace dlc::bridge {
+
+dlc::HostState& host() { return dlc::process_host(); }
+
+// What became of each capsule we handed out, keyed by the managed struct it carried.
+std::unordered_map<void*, CapsuleFate>& fates() {
+  static auto* map = new std::unordered_map<void*, CapsuleFate>();
+  return *map;
+}
+
+std::unordered_map<std::string, dlc::LoadedPlugin>& plugins() {
+  static auto* map = new std::unordered_map<std::string, dlc::LoadedPlugin>();
+  return *map;
+}
+
+const dlc::LoadedPlugin* load(const std::string& path, uint32_t role) {
+  auto it = plugins().find(path);
+  if (it != plugins().end()) return &it->second;
+  dlc::LoadResult r = dlc::load_plugin(path);
+  if (r.error != dlc::LoadError::none) {
+    PyErr_SetString(PyExc_OSError, r.message.c_str());
+    return nullptr;
+  }
+  if ((r.plugin.table->roles & role) == 0) {
+    PyErr_Format(PyExc_ValueError, "%s: expected a %s plugin but found none", path.c_str(),
+                 role == DLC_ROLE_PRODUCER ? "producer" : "consumer");
+    return nullptr;
+  }
+  char error[256] = {};
+  if (r.plugin.table->create != nullptr &&
+      r.plugin.table->create(&host().table, &r.plugin.state, error, sizeof error) != DLC_OK) {
+    PyErr_Format(PyExc_OSError, "%s: create() failed: %s", path.c_str(), error);
+    return nullptr;
+  }
+  return &plugins().emplace(path, r.plugin).first->second;
+}
+
+PyObject* finding_tuple(const dlc::Finding& f) {
+  if (!f.any()) Py_RETURN_NONE;
+  return Py_BuildValue("(ssss)", dlc::name_of(f.cls), dlc::id_of(f.rule),
+                       dlc::to_string(f.severity()), f.words);
+}
+
+bool parse_version(PyObject* object, DLCVersion* out) {
+  unsigned int major = 0, minor = 0;
+  if (!PyArg_ParseTuple(object, "II", &major, &minor)) {
+    PyErr_Clear();
+    PyErr_SetString(PyExc_TypeError, "expected max_version as a (major, minor) tuple");
+    return false;
+  }
+  *out = {major, minor};
+  return true;
+}
+
+void capsule_destructor(PyObject* capsule) {
+  void* managed = PyCapsule_GetContext(capsule);
+  CapsuleFate& fate = fates()[managed];
+  fate.destroyed = true;
+  const char* name = PyCapsule_GetName(capsule);
+  if (name != nullptr && std::strncmp(name, "used_", 5) == 0) {
+    fate.renamed = true;
+    return;
+  }
+  if (name != nullptr) dlc::delete_unclaimed(DLCHandoff{name, managed});  // LIFE-2
+  PyErr_Clear();
+}
+
+namespace {
+
+int mock_init(MockTensor* self, PyObject* args, PyObject*) {
+  const char* path = nullptr;
+  const char* tensor = nullptr;
+  if (!PyArg_ParseTuple(args, "ss", &path, &tensor)) return -1;
+  self->producer = load(path, DLC_ROLE_PRODUCER);
+  if (self->producer == nullptr) return -1;
+  self->tensor_index = dlc::find_tensor(tensor);
+  if (self->tensor_index < 0) {
+    PyErr_Format(PyExc_ValueError, "expected a tensor name of the catalogue but found '%s'", tensor);
+    return -1;
+  }
+  self->last_managed = nullptr;
+  self->refused = false;
+  self->type_error_unanswered = false;
+  self->asked = false;
+  self->asked_version = {};
+  self->calls = 0;
+  return 0;
+}
+
+PyObject* mock_dlpack(MockTensor* self, PyObject* args, PyObject* kwargs) {
+  static const char* keywords[] = {"stream", "max_version", "dl_device", "copy", nullptr};
+  PyObject *stream = Py_None, *max_version = Py_None, *dl_device = Py_None, *copy = Py_None;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$OOOO", const_cast<char**>(keywords), &stream,
+                                   &max_version, &dl_device, &copy)) {
+    return nullptr;
+  }
+  const dlc::TensorCase& t = dlc::tensor_catalogue()[self->tensor_index];
+  DLCRequest request{};
+  request.tensor = t.spec;
+  request.copy = copy == Py_None ? -1 : (PyObject_IsTrue(copy) ? 1 : 0);
+  if (max_version != Py_None) {
+    request.has_max_version = 1;
+    if (!parse_version(max_version, &request.max_version)) return nullptr;
+  }
+  if (self->calls++ == 0 && request.has_max_version) {
+    self->asked = true;
+    self->asked_version = request.max_version;
+  }
+  if (dl_device != Py_None) {
+    int type = 0, id = 0;
+    if (!PyArg_ParseTuple(dl_device, "ii", &type, &id)) return nullptr;
+    request.has_dl_device = 1;
+    request.dl_device = {type, id};
+  }
+  if (stream != Py_None) {
+    request.has_stream = 1;
+    request.stream = PyLong_AsLongLong(stream);
+    if (PyErr_Occurred()) return nullptr;
+  }
+  DLCHandoff handoff{};
+  char error[512] = {};
+  const DLCPlugin& p = *self->producer->table;
+  int rc = DLC_OK;
+  {
+    dlc::ScopedPhase phase("produce()", p.name, dlc::Party::producer);
+    rc = p.produce(self->producer->state, &request, &handoff, error, sizeof error);
+  }
+  self->type_error_unanswered = rc == DLC_ERR_TYPE && request.has_max_version;
+  if (rc == DLC_ERR_TYPE) {
+    PyErr_Format(PyExc_TypeError, "__dlpack__(): %s", error);
+    return nullptr;
+  }
+  if (rc != DLC_OK) {
+    self->refused = true;
+    PyErr_Format(PyExc_BufferError, "__dlpack__(): %s", error);
+    return nullptr;
+  }
+  const char* name = handoff.name != nullptr && std::strcmp(handoff.name, "dltensor_versioned") == 0
+                         ? "dltensor_versioned"
+                         : "dltensor";
+  host().arena.tag_struct(handoff.pointer, dlc::abi::struct_kind_of_name(name));
+  PyObject* capsule = PyCapsule_New(handoff.pointer, name, capsule_destructor);
+  if (capsule == nullptr) {
+    dlc::delete_unclaimed(DLCHandoff{name, handoff.pointer});
+    return nullptr;
+  }
+  PyCapsule_SetContext(capsule, handoff.pointer);
+  fates()[handoff.pointer] = CapsuleFate{};
+  self->last_managed = handoff.pointer;
+  return capsule;
+}
+
+PyObject* mock_dlpack_device(MockTensor* self, PyObject*) {
+  const DLCDevice d = dlc::tensor_catalogue()[self->tensor_index].spec.device;
+  return Py_BuildValue("(ii)", d.device_type, d.device_id);
+}
+
+PyObject* mock_deleter_calls(MockTensor* self, PyObject*) {
+  if (self->last_managed == nullptr) return PyLong_FromLong(0);
+  return PyLong_FromUnsignedLong(host().ledger.calls(self->last_managed));
+}
+
+// None while the capsule lives; then True if a consumer renamed it, False if not.
+PyObject* mock_capsule_renamed(MockTensor* self, PyObject*) {
+  auto it = fates().find(self->last_managed);
+  if (it == fates().end() || !it->second.destroyed) Py_RETURN_NONE;
+  return PyBool_FromLong(it->second.renamed);
+}
+
+PyObject* mock_refused(MockTensor* self, PyObject*) { return PyBool_FromLong(self->refused); }
+
+// The max_version of the consumer's first __dlpack__ call, or None when it asked for none.
+PyObject* mock_asked(MockTensor* self, PyObject*) {
+  if (!self->asked) Py_RETURN_NONE;
+  return Py_BuildValue("(II)", self->asked_version.major, self->asked_version.minor);
+}
+
+PyObject* mock_expected(MockTensor* self, PyObject*) {
+  const dlc::TensorCase& t = dlc::tensor_catalogue()[self->tensor_index];
+  return Py_BuildValue("(KK)", static_cast<unsigned long long>(t.digest),
+                       static_cast<unsigned long long>(t.elements));
+}
+
+PyMethodDef mock_methods[] = {
+    {"__dlpack__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(mock_dlpack)),
+     METH_VARARGS | METH_KEYWORDS, "Export as a DLPack capsule (Python array API protocol)."},
+    {"__dlpack_device__", reinterpret_cast<PyCFunction>(mock_dlpack_device), METH_NOARGS,
+     "(device_type, device_id)"},
+    {"deleter_calls", reinterpret_cast<PyCFunction>(mock_deleter_calls), METH_NOARGS,
+     "How often the deleter of the last exported struct ran (LIFE-3: exactly once)."},
+    {"capsule_renamed", reinterpret_cast<PyCFunction>(mock_capsule_renamed), METH_NOARGS,
+     "None while the last capsule lives; then whether its consumer renamed it (LIFE-1)."},
+    {"asked", reinterpret_cast<PyCFunction>(mock_asked), METH_NOARGS,
+     "The max_version of the first __dlpack__ call (the consumer's header), or None."},
+    {"refused", reinterpret_cast<PyCFunction>(mock_refused), METH_NOARGS,
+     "Whether the producer refused a request (as the rules make it for some tensors)."},
+    {"expected", reinterpret_cast<PyCFunction>(mock_expected), METH_NOARGS,
+     "(digest, elements) a correct reader of the tensor reports."},
+    {nullptr, nullptr, 0, nullptr}};
+
+}  // namespace
+
+PyObject* make_type(const char* name, size_t basic_size, const char* doc, PyMethodDef* methods,
+                    void* init) {
+  PyType_Slot slots[] = {{Py_tp_doc, const_cast<char*>(doc)},
+                         {Py_tp_methods, methods},
+                         {Py_tp_init, init},
+                         {Py_tp_new, reinterpret_cast<void*>(PyType_GenericNew)},
+                         {0, nullptr}};
+  PyType_Spec spec = {name, static_cast<int>(basic_size), 0, Py_TPFLAGS_DEFAULT, slots};
+  return PyType_FromSpec(&spec);
+}
+PyObject* g_mock_type = nullptr;
+
+PyObject* make_mock_type() {
+  g_mock_type = make_type("_dlconform.MockTensor", sizeof(MockTensor),
+                          "A dlconform mock producer's tensor, exported through __dlpack__.",
+                          mock_methods, reinterpret_cast<void*>(mock_init));
+  return g_mock_type;
+}
+
+}  // namespace dlc::bridge

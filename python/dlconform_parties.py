@@ -1,0 +1,241 @@
+"""Who the driver judges: the built-in adapters an environment installs, or the libraries named
+on the command line (--module, --adapter) with NumPy beside them, each imported and probed in a
+forked child first; and the one line a library that cannot be judged at all gets."""
+import importlib
+import os
+import select
+import signal
+import sys
+import time
+
+from dlconform_adapter import Framework, ModuleAdapter
+from dlconform_workers import clean
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+def load_adapters(path):
+    """The adapter classes a file defines: subclasses of Framework, the interface documented in
+    the README ("A Python adapter for everything else"), declared in dlconform_adapter.py."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(
+        "dlconform_adapter_" + os.path.splitext(os.path.basename(path))[0], path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    found = [cls for cls in vars(module).values()
+             if isinstance(cls, type) and issubclass(cls, Framework) and cls is not Framework
+             and cls.__module__ == module.__name__]
+    if not found:
+        raise ValueError(f"expected a subclass of dlconform_adapter.Framework in {path} "
+                         "but found none")
+    return found
+
+
+# The built-in adapters, one file each in adapters/, in the order they are imported.
+ORDER_FILES = [("numpy", "NumPy"), ("paddle", "Paddle"), ("torch", "Torch"), ("jax", "Jax"),
+               ("pyarrow", "PyArrow"), ("tensorflow", "TensorFlow"), ("mlx", "MLX"),
+               ("tvm_ffi", "TVMFFI"), ("warp", "Warp"), ("array_api_strict", "ArrayApiStrict"),
+               ("mxnet", "MXNet")]
+# paddle before tensorflow: 'import tensorflow; import paddle' crashes (two protobuf runtimes).
+ADAPTERS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "adapters")
+
+
+def builtin_adapter(module_name, class_name):
+    """The class of a built-in adapter file (loaded by path: its name is no module's)."""
+    import importlib.util
+    path = os.path.join(ADAPTERS_DIR, f"{module_name}_adapter.py")
+    spec = importlib.util.spec_from_file_location(f"dlconform_adapters.{module_name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return getattr(module, class_name)
+
+
+
+DISTRIBUTIONS = {"numpy": "numpy", "paddle": "paddlepaddle", "torch": "torch", "jax": "jax",
+                 "pyarrow": "pyarrow", "tensorflow": "tensorflow-cpu", "mlx": "mlx",
+                 "tvm_ffi": "apache-tvm-ffi", "warp": "warp-lang",
+                 "array_api_strict": "array-api-strict", "mxnet": "mxnet"}
+
+
+def installed(name):
+    from importlib import metadata
+    try:
+        metadata.distribution(DISTRIBUTIONS.get(name, name))
+        return True
+    except metadata.PackageNotFoundError:
+        return False
+
+
+class quiet_stderr:
+    """Sends fd 2 to /dev/null for a block."""
+    def __enter__(self):
+        sys.stderr.flush()
+        self.saved = os.dup(2)
+        quiet = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(quiet, 2)
+        os.close(quiet)
+
+    def __exit__(self, *exc):
+        sys.stderr.flush()
+        os.dup2(self.saved, 2)
+        os.close(self.saved)
+        return False
+
+
+def probe_in_child(fw, timeout):
+    """fw.probe() in a forked child, so that no framework runtime starts in the parent."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_end)
+        quiet = os.open(os.devnull, os.O_WRONLY)  # banners and warnings of starting runtimes
+        os.dup2(quiet, 1)
+        os.dup2(quiet, 2)
+        try:
+            text = repr(fw.probe())
+        except BaseException as e:  # noqa: B036 (the child must always answer)
+            text = repr({"error": f"{type(e).__name__}: {clean(e)[:200]}"})
+        os.write(write_end, text.encode())
+        os._exit(0)
+    os.close(write_end)
+    chunks, deadline = [], time.monotonic() + timeout
+    while True:
+        ready, _, _ = select.select([read_end], [], [], max(0.0, deadline - time.monotonic()))
+        if not ready:
+            os.kill(pid, signal.SIGKILL)
+            break
+        chunk = os.read(read_end, 65536)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(read_end)
+    _, status = os.waitpid(pid, 0)
+    try:
+        import ast
+        return ast.literal_eval(b"".join(chunks).decode())
+    except (ValueError, SyntaxError):
+        how = (f"signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status)
+               else f"exit {os.WEXITSTATUS(status)}")
+        return {"error": f"the probe died ({how})"}
+
+
+def fatal(records, text):
+    """One line for the command to print, and no cases: the run cannot judge what was asked."""
+    print(f"fatal\t{clean(text)}", file=records)
+    records.flush()
+    os._exit(3)
+
+
+def import_in_child(name):
+    """Imports `name` in a forked child first: a module that crashes the interpreter at import
+    must be a line, not the end of the driver. None, or why it cannot be imported."""
+    pid = os.fork()
+    if pid == 0:
+        quiet = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(quiet, 1)
+        os.dup2(quiet, 2)
+        try:
+            importlib.import_module(name)
+        except BaseException:  # noqa: B036 (the parent imports it again and names the error)
+            os._exit(1)
+        os._exit(0)
+    _, status = os.waitpid(pid, 0)
+    if os.WIFSIGNALED(status):
+        return (f"module {name} crashed the interpreter at import "
+                f"({signal.Signals(os.WTERMSIG(status)).name})")
+    return None
+
+
+def libraries_under_test(args, records):
+    """The modules named on the command line and the adapters of the files given, each probed;
+    NumPy joins as a pair partner. A module that cannot be judged at all is fatal."""
+    made = []
+    for spec in args.module:
+        name, _, profile = spec.partition("=")
+        crashed = import_in_child(name)
+        if crashed:
+            fatal(records, crashed)
+        try:
+            with quiet_stderr():
+                made.append(ModuleAdapter(name, profile))
+        except Exception as e:
+            fatal(records, f"expected module {name} to import but found {type(e).__name__}: "
+                           f"{clean(e)[:300]}")
+    for path in args.adapter:
+        try:
+            classes = load_adapters(path)
+        except Exception as e:
+            fatal(records, f"--adapter {path}: {type(e).__name__}: {clean(e)[:300]}")
+        for cls in classes:
+            try:
+                with quiet_stderr():
+                    made.append(cls())
+            except Exception as e:
+                fatal(records, f"--adapter {path}: expected {cls.__name__}() to start but found "
+                               f"{type(e).__name__}: {clean(e)[:300]}")
+    usable = []
+    for fw in made:
+        facts = probe_in_child(fw, args.timeout)
+        if "error" in facts:
+            fatal(records, f"{fw.label} cannot make a float32 array of 2 elements: "
+                           f"{facts['error']}")
+        fw.dtypes, fw.has_xapi = facts["dtypes"], facts["has_xapi"]
+        if "dunder" in facts:
+            fw.dunder = facts["dunder"]
+            fw.exports = fw.dunder or bool(fw.legacy_exports)
+        if not fw.imports:
+            print(f"note\t{fw.label} has no from_dlpack: judged as a producer only", file=records)
+        if not fw.exports:
+            print(f"note\t{fw.label}'s arrays have no __dlpack__: judged as a consumer only",
+                  file=records)
+        usable.append(fw)
+    if not any(fw.name == "numpy" for fw in usable):
+        partner = builtin_adapter("numpy", "NumPy")()
+        partner.partner_only = True
+        usable.append(partner)
+    return usable
+
+
+
+
+def environment_frameworks(args, records):
+    """Every framework of ORDER that this environment installs, probed."""
+    usable = []
+    for name, class_name in ORDER_FILES:
+        try:
+            with quiet_stderr():  # import-time warnings and banners
+                fw = builtin_adapter(name, class_name)()
+        except Exception as e:
+            # A framework installed here that cannot run is a line in the report, never dropped
+            # silently; one this environment does not install belongs to another environment.
+            if installed(name):
+                print(f"note\t{name} is installed in environment {args.env} but cannot be "
+                      f"imported: {type(e).__name__}: {clean(e)[:200]}", file=records)
+            continue
+        facts = probe_in_child(fw, args.timeout)
+        if "error" in facts:
+            print(f"note\t{fw.label} is installed in environment {args.env} but cannot make a "
+                  f"tensor on this machine: {facts['error']}", file=records)
+            continue
+        fw.dtypes, fw.has_xapi = facts["dtypes"], facts["has_xapi"]
+        usable.append(fw)
+    return usable
