@@ -1,6 +1,7 @@
 // Internal to the _dlconform extension: what its translation units share. dlconform_bridge.cpp
 // holds the judges and the module; bridge_mock.cpp the mock producers' tensors (MockTensor) and
-// the capsules handed out; bridge_xapi.cpp the checks of the C exchange API.
+// the capsules handed out; bridge_xapi.cpp the checks of the C exchange API; bridge_asks.cpp the
+// judges of how a consumer asks and of writes through immutable data.
 #pragma once
 
 #define PY_SSIZE_T_CLEAN
@@ -60,5 +61,10 @@ PyObject* make_type(const char* name, size_t basic_size, const char* doc, PyMeth
 
 // check_exchange_api(obj): XAPI-1 to XAPI-5 on the type's __dlpack_c_exchange_api__.
 PyObject* check_exchange_api(PyObject*, PyObject* args);
+
+// bridge_asks.cpp: judge_asks(calls, facts) and judge_write_through(facts), each a finding tuple
+// or None.
+PyObject* judge_asks(PyObject*, PyObject* args);
+PyObject* judge_write_through(PyObject*, PyObject* args);
 
 }  // namespace dlc::bridge

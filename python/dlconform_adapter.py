@@ -40,7 +40,13 @@ Class attributes (what the library is):
   capsule_imports {api name: function(capsule) -> value}: capsule-only importers
                   (from_dlpack(capsule)); each gets legacy capsules, and a versioned one it may
                   refuse but must not misread.
-  writable_concept bool. It has read-only arrays (FLAG-1b is then judged on its exports).
+  writable_concept bool. It has read-only arrays (FLAG-1b is then judged on its exports; a
+                  READ_ONLY import it makes writable breaks FLAG-1).
+  immutable       bool. Every array it makes is immutable (JAX, TensorFlow, Arrow): FLAG-1b is
+                  judged on its exports, and every consumer's import of them is written through.
+  asks            bool. Its import_ calls __dlpack__ itself (from_dlpack(obj)), so how it asks
+                  is judged (VER-5, STRM-1, STRM-3, STRM-4). False where import_ goes through a
+                  capsule-only importer (legacy_capsule below asks for it). Default True.
   imports, exports bool. Which roles it plays (False: that side is left out, with a note).
   header_file     str. The dlpack.h it ships, relative to its package folder (DT-1, DEV-1).
 
@@ -55,13 +61,24 @@ Methods (value = one of your arrays; array = a NumPy array):
                           producer side. Raise Unsupported for what it cannot make.
   view(self, value, kind) a view of value of that kind, through the library's own operations.
   export(self, value)     what __dlpack__ is called on (default: value itself).
-  import_(self, obj)      obj (anything with __dlpack__) -> a value. Default
-                          self.module.from_dlpack(obj). Raise to refuse (BufferError is the
-                          spec's word).
+  import_(self, obj, **keywords)
+                          obj (anything with __dlpack__) -> a value. Default
+                          self.module.from_dlpack(obj, **keywords). Raise to refuse (BufferError
+                          is the spec's word). keywords are the Array API's copy= and device=,
+                          passed on to see what the importer asks __dlpack__ for; an importer
+                          that takes neither raises TypeError before calling obj (not judged).
+  cpu_device(self)        the library's own name for the CPU, for from_dlpack(device=...); None
+                          when it has none (the device= case is then left out).
   to_np(self, value)      value's contents as a NumPy array of the same shape and dtype,
                           read WITHOUT going through DLPack where the library allows it: the
                           expected values of an export come from here.
   writable(self, value)   True, False, or None when the library has no such notion.
+  read_only(self, value)  value, or a view of it, that is immutable (NumPy: writeable=False); raise
+                          Unsupported when the library has no immutable arrays. Default: value
+                          itself when `immutable`.
+  write(self, value)      writes 42 into the first element of an imported float32 array, through
+                          the library's own operations (default: value[0, ...] = 42). Raise when
+                          the library refuses the write (a read-only or immutable array).
   header(self)            (major, minor) of the DLPack header its importer follows.
   version, label          its version string and "name@version" (properties).
 
@@ -106,6 +123,8 @@ class Framework:
     imports = True       # it has an importer (from_dlpack, or capsule_imports)
     exports = True       # its arrays can be exported (__dlpack__, legacy_exports or export())
     partner_only = False  # in the pairs only (NumPy beside a module under test)
+    immutable = False    # every array it makes is immutable
+    asks = True          # import_ calls __dlpack__ itself
 
     def __init__(self):
         self.module = importlib.import_module(self.name)
@@ -161,9 +180,20 @@ class Framework:
     def export(self, value):
         return value
 
+    def read_only(self, value):
+        if self.immutable:
+            return value
+        raise Unsupported("no immutable arrays")
+
     # Consumer side
-    def import_(self, obj):
-        return self.module.from_dlpack(obj)
+    def import_(self, obj, **keywords):
+        return self.module.from_dlpack(obj, **keywords)
+
+    def cpu_device(self):
+        return getattr(self.from_np(self.np.zeros((1,), "float32")), "device", None)
+
+    def write(self, value):
+        value[(0,) * len(value.shape)] = 42
 
     def to_np(self, value):
         return self.np.asarray(value)
@@ -348,6 +378,18 @@ class ModuleAdapter(Framework):
         return sliced_view(value, kind, getattr(xp, "broadcast_to", None) or self.np.broadcast_to,
                            transpose=(lambda v: permute(v, (1, 0))) if permute else (lambda v: v.T),
                            reverse=(lambda v: xp.flip(v, axis=0)) if hasattr(xp, "flip") else None)
+
+    def read_only(self, value):
+        """The Array API lets arrays be immutable: one whose __setitem__ refuses, saying so, is.
+        An array type with no __setitem__ at all says nothing of its data, and is not judged."""
+        probe = self.from_np(self.np.zeros((2,), "float32"))
+        try:
+            probe[0] = 1
+        except Exception as e:
+            words = str(e).lower()
+            if any(w in words for w in ("immutable", "read-only", "read only", "readonly")):
+                return value
+        raise Unsupported("no immutable arrays")
 
     def dtype_name(self, value):
         for name_, dtype in self.by_name.items():

@@ -476,6 +476,18 @@ PyObject* capsule_kind(PyObject*, PyObject* args) {
   return PyUnicode_FromFormat("versioned %u.%u", v.major, v.minor);
 }
 
+// capsule_flags(capsule): the flags of a versioned struct of major 1; 0 for anything else.
+PyObject* capsule_flags(PyObject*, PyObject* args) {
+  const char* name = nullptr;
+  void* pointer = nullptr;
+  if (!capsule_argument(args, &name, &pointer)) return nullptr;
+  if (dlc::abi::struct_kind_of_name(name) != dlc::abi::StructKind::versioned ||
+      static_cast<dlc::abi::FrozenHead*>(pointer)->version.major != 1) {
+    return PyLong_FromLong(0);
+  }
+  return PyLong_FromUnsignedLongLong(static_cast<dlc::abi::ManagedTensorVersioned*>(pointer)->flags);
+}
+
 PyObject* forget(PyObject*, PyObject* args) {
   unsigned long long handle = 0;
   if (!PyArg_ParseTuple(args, "K", &handle)) return nullptr;
@@ -699,6 +711,12 @@ PyMethodDef module_methods[] = {
     {"capsule_kind", capsule_kind, METH_VARARGS,
      "capsule_kind(capsule): 'legacy' or 'versioned M.m'."},
     {"forget", forget, METH_VARARGS, "Drop an interposed struct's ledger entry."},
+    {"capsule_flags", capsule_flags, METH_VARARGS,
+     "capsule_flags(capsule): a versioned struct's flags (0 for a legacy one)."},
+    {"judge_asks", judge_asks, METH_VARARGS,
+     "judge_asks(calls, facts): how a consumer called __dlpack__ (VER-5, STRM-1/3/4)."},
+    {"judge_write_through", judge_write_through, METH_VARARGS,
+     "judge_write_through(facts): whose rule a write into immutable data breaks."},
     {"check_exchange_api", check_exchange_api, METH_VARARGS,
      "XAPI-1 to XAPI-5 on type(obj).__dlpack_c_exchange_api__: [(rule, ok, words)]."},
     {"begin_case", begin_case, METH_VARARGS,

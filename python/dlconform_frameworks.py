@@ -25,6 +25,9 @@ Scenarios (case ids, each after SCENARIO/ENV/):
   negotiation/F@V/ASK  what F.__dlpack__ answers for max_version None, 0.8, 1.0, 1.3, 2.0, for
       copy=True/False, dl_device=(1, 0) and stream=None (VER-4, STRM-1, STRM-3, STRM-4).
   xapi/F@V/CHECK       XAPI-1 to XAPI-5 on __dlpack_c_exchange_api__, where F has it.
+  asks/F@V/ASK         how F's from_dlpack calls a recording producer (VER-5, STRM-1, STRM-3,
+      STRM-4); immutable/A@V/...: FLAG-1b on A's immutable arrays and a write through every
+      consumer's import of them (FLAG-1). Both in dlconform_asks.py.
 
 With --module NAME[=PROFILE] or --adapter FILE.py, the libraries named instead of the
 environment's frameworks (ModuleAdapter, or the file's adapters), NumPy beside them as a pair
@@ -35,6 +38,7 @@ Records (tab-separated): `case` id scenario producer producer-header consumer co
 tensor verdict class rule severity detail; `party` label role profile; `note` text; `fatal` text
 (nothing can be judged: the command prints it and exits 1)."""
 import argparse
+import fnmatch
 import gc
 import os
 import sys
@@ -42,6 +46,7 @@ import time
 
 import _dlconform as bridge
 from dlconform_adapter import DTYPES, PROFILE_NAMES, make_array
+from dlconform_asks import plan_consumer_calls
 from dlconform_parties import environment_frameworks, libraries_under_test
 from dlconform_workers import Case, clean, error_words, outcome, run_all
 
@@ -550,7 +555,22 @@ def plan(frameworks, producers_dir, env):
                 cases.append(Case(f"pairs/{env}/{a.label}/{b.label}/{tensor}", "pairs",
                                   a.name.split(".")[0], a.label, b.name.split(".")[0], b.label,
                                   tensor, pair(a, build, b, rule), rule, (a, b)))
+
+    # 5. How each consumer asks, and immutable data (dlconform_asks.py).
+    def producer_path_of(producer, header):
+        path = os.path.join(producers_dir, f"dlc-{producer}-{header.replace('.', '_')}.so")
+        return path if os.path.exists(path) else None
+    cases += plan_consumer_calls(frameworks, producer_path_of, env)
     return cases
+
+
+def id_matches(pattern, case_id):
+    """The command's --filter: a glob when it has one of * ? [, else a substring."""
+    if not pattern:
+        return True
+    if any(ch in pattern for ch in "*?["):
+        return fnmatch.fnmatchcase(case_id, pattern)
+    return pattern in case_id
 
 
 def main():
@@ -560,6 +580,8 @@ def main():
     parser.add_argument("--timeout", type=float, default=60)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--list", action="store_true")
+    parser.add_argument("--filter", default="",
+                        help="run only the cases whose id matches (a glob, else a substring)")
     parser.add_argument("--module", action="append", default=[],
                         help="NAME[=PROFILE]: judge this module by its Array API surface")
     parser.add_argument("--adapter", action="append", default=[],
@@ -580,7 +602,7 @@ def main():
         print(f"party\t{fw.label}\t{roles}\t"
               f"{clean(fw.profile().replace(chr(10), ' · '))} (declared by the driver) · "
               f"environment {args.env}", file=records)
-    cases = plan(usable, args.producers, args.env)
+    cases = [c for c in plan(usable, args.producers, args.env) if id_matches(args.filter, c.fields[0])]
     if args.list:
         for case in cases:
             print(case.fields[0], file=records)

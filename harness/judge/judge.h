@@ -146,3 +146,56 @@ struct OwnershipFacts {
 void judge_ownership(const OwnershipFacts& facts, Finding* out) noexcept;
 
 }  // namespace dlc
+
+namespace dlc {
+
+// ---- How a consumer asks (Python's from_dlpack) ---------------------------------------------
+
+// One call a consumer made on the object it was handed, in order.
+struct AskCall {
+  enum class Kind : uint8_t { device, dlpack };
+  enum class Answer : uint8_t { capsule, type_error, buffer_error, other_error };
+  Kind kind = Kind::dlpack;
+  bool has_max_version = false;
+  DLCVersion max_version{};
+  bool stream_given = false;  // a stream other than None was passed
+  int64_t stream = 0;
+  int copy = -2;              // -2 not passed, -1 None, 0 False, 1 True
+  bool dl_device_given = false;  // a dl_device other than None was passed
+  DLCDevice dl_device{};
+  Answer answer = Answer::capsule;
+};
+
+struct AskFacts {
+  const AskCall* calls = nullptr;
+  size_t count = 0;
+  DLCDevice producer_device{1, 0};  // what __dlpack_device__ answers
+  DLCVersion consumer_version{1, 3};  // the header its importer follows (VER-5 binds from 1.0)
+  int caller_copy = -1;               // what the consumer's own caller asked: -1 None, 0, 1
+  bool caller_device = false;         // the caller asked for a device ...
+  DLCDevice caller_device_value{};    // ... this one
+  bool imported = false;              // from_dlpack returned an array
+  const char* consumer_label = "";
+};
+
+// VER-5 (max_version first; a second question only after TypeError, and none after a capsule),
+// STRM-1 (no stream on the CPU), STRM-3 and STRM-4 (dl_device and copy as the caller asked).
+void judge_asks(const AskFacts& facts, Finding* out) noexcept;
+
+// ---- A write through the consumer's import of immutable data (FLAG-1, FLAG-1b) -------------
+
+struct WriteThroughFacts {
+  bool crossed_versioned = false;     // a dltensor_versioned capsule crossed
+  bool read_only_flag = false;        // ... with READ_ONLY set
+  bool asked_versioned = false;       // the consumer's call carried max_version >= 1.0
+  bool producer_versioned = true;     // the producer speaks DLPack 1.0 or later
+  bool consumer_has_read_only = false;  // the consumer library has read-only arrays
+  const char* producer_label = "";
+  const char* consumer_label = "";
+};
+
+// Called only when the write went through and changed the producer's immutable data: whose rule
+// that breaks.
+void judge_write_through(const WriteThroughFacts& facts, Finding* out) noexcept;
+
+}  // namespace dlc

@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "catch.hpp"
 
@@ -322,4 +323,98 @@ TEST_CASE("judge: ownership (LIFE-5)", "[unit]") {
   f.consumer_foreign_frees = 1;
   dlc::judge_ownership(f, &out);
   CHECK(verdict(out) == "frees-unowned LIFE-5");
+}
+
+TEST_CASE("judge: how a consumer asks (VER-5, STRM-1, STRM-3, STRM-4)", "[unit]") {
+  using A = dlc::AskCall;
+  auto ask = [](bool max_version, A::Answer answer = A::Answer::capsule) {
+    A c;
+    c.has_max_version = max_version;
+    c.max_version = {1, 3};
+    c.answer = answer;
+    return c;
+  };
+  A device;
+  device.kind = A::Kind::device;
+  A stream_zero = ask(true);
+  stream_zero.stream_given = true;
+  A copy_true = ask(true), copy_false = ask(true), to_cuda = ask(true);
+  copy_true.copy = 1;
+  copy_false.copy = 0;
+  to_cuda.dl_device_given = true;
+  to_cuda.dl_device = {2, 0};
+  const A type_error = ask(true, A::Answer::type_error), buffer_error = ask(true, A::Answer::buffer_error);
+  struct Row {
+    const char* what;
+    std::vector<A> calls;
+    bool imported;
+    int caller_copy;
+    bool caller_device;
+    DLCVersion version;
+    const char* expected;
+  };
+  const Row rows[] = {
+      {"asks with max_version", {device, ask(true)}, true, -1, false, {1, 3}, "none"},
+      {"a legacy consumer asks without", {ask(false)}, true, -1, false, {0, 8}, "none"},
+      {"a 1.x consumer asks without", {ask(false)}, true, -1, false, {1, 0}, "no-max-version-asked VER-5"},
+      {"falls back after TypeError", {type_error, ask(false)}, true, -1, false, {1, 3}, "none"},
+      {"gives up after TypeError", {type_error}, false, -1, false, {1, 3}, "no-version-fallback VER-5"},
+      {"refused with BufferError, no retry", {buffer_error}, false, -1, false, {1, 3}, "none"},
+      {"retries after BufferError", {buffer_error, ask(false)}, true, -1, false, {1, 3}, "retry-after-refusal VER-5"},
+      {"adds max_version on the retry", {ask(false, A::Answer::type_error), ask(true)}, true, -1, false, {0, 8}, "retry-after-refusal VER-5"},
+      {"calls twice", {ask(true), ask(true)}, true, -1, false, {1, 3}, "second-dlpack-call VER-5"},
+      {"stream=0 on the CPU", {stream_zero}, true, -1, false, {1, 3}, "stream-on-cpu STRM-1"},
+      {"copy=True passed on", {copy_true}, true, 1, false, {1, 3}, "none"},
+      {"copy=True turned into False", {copy_false}, true, 1, false, {1, 3}, "keyword-not-passed-on STRM-4"},
+      {"copy=False dropped", {ask(true)}, true, 0, false, {1, 3}, "keyword-dropped STRM-4"},
+      {"copy dropped on the TypeError retry", {type_error, ask(false)}, true, 1, false, {1, 3}, "none"},
+      {"dl_device of another device", {to_cuda}, true, -1, true, {1, 3}, "keyword-not-passed-on STRM-3"},
+      {"dl_device left None", {ask(true)}, true, -1, true, {1, 3}, "none"},
+  };
+  for (const Row& row : rows) {
+    dlc::AskFacts f;
+    f.calls = row.calls.data();
+    f.count = row.calls.size();
+    f.imported = row.imported;
+    f.caller_copy = row.caller_copy;
+    f.caller_device = row.caller_device;
+    f.caller_device_value = {1, 0};
+    f.consumer_version = row.version;
+    f.consumer_label = "consumer@1";
+    expect_verdict(row, f, &dlc::judge_asks);
+  }
+  dlc::Finding dropped;
+  dlc::AskFacts f;
+  const A only = ask(true);
+  f.calls = &only;
+  f.count = 1;
+  f.imported = true;
+  f.caller_copy = 0;
+  dlc::judge_asks(f, &dropped);
+  CHECK_FALSE(dropped.fails());  // a dropped keyword is noted, never a failure
+}
+
+TEST_CASE("judge: a write through an import of immutable data (FLAG-1, FLAG-1b)", "[unit]") {
+  struct Row {
+    const char* what;
+    bool versioned, flag, asked, producer_versioned, consumer_read_only;
+    const char* expected;
+  };
+  const Row rows[] = {
+      {"flag set, consumer with read-only arrays", true, true, true, true, true, "read-only-made-writable FLAG-1"},
+      {"flag set, consumer without", true, true, true, true, false, "read-only-ignored FLAG-1"},
+      {"versioned without the flag", true, false, true, true, false, "producer-violation FLAG-1b"},
+      {"legacy to a versioned ask", false, false, true, true, false, "producer-violation FLAG-1b"},
+      {"legacy to a legacy ask", false, false, false, true, false, "read-only-exported-legacy FLAG-1"},
+      {"a legacy-only producer", false, false, true, false, false, "read-only-exported-legacy FLAG-1"},
+  };
+  for (const Row& row : rows) {
+    dlc::WriteThroughFacts f;
+    f.crossed_versioned = row.versioned;
+    f.read_only_flag = row.flag;
+    f.asked_versioned = row.asked;
+    f.producer_versioned = row.producer_versioned;
+    f.consumer_has_read_only = row.consumer_read_only;
+    expect_verdict(row, f, &dlc::judge_write_through);
+  }
 }

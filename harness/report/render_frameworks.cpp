@@ -1,7 +1,8 @@
 // The real-frameworks report (reports/frameworks.md): who was tested in which roles, the pair grid
 // of each framework environment, the alignment checks, what __dlpack__ answers, the C exchange
 // API, and every finding with the reproducer that shows it. It reads only the cases of the
-// framework scenarios (framework, pairs, negotiation, xapi), whose ids are SCENARIO/ENV/...
+// framework scenarios (framework, pairs, negotiation, xapi, asks, immutable), whose ids are
+// SCENARIO/ENV/...; how each consumer asks and a write into immutable data get a table each.
 #include <algorithm>
 #include <map>
 #include <set>
@@ -15,7 +16,8 @@ namespace {
 using report::markdown_escape;
 
 bool is_framework_scenario(const std::string& s) {
-  return s == "framework" || s == "pairs" || s == "negotiation" || s == "xapi";
+  return s == "framework" || s == "pairs" || s == "negotiation" || s == "xapi" || s == "asks" ||
+         s == "immutable";
 }
 
 // "pairs/frameworks/numpy@2.4.6/torch@2.13.0/f32_T" -> "frameworks".
@@ -221,6 +223,49 @@ std::string alignment_cell(const CaseResult& c) {
   return markdown_escape(c.detail.substr(0, 20));
 }
 
+// The calls a consumer made ("[calls: ...]" of an asks case), shortened for a table cell.
+std::string calls_cell(const CaseResult& c) {
+  if (c.verdict == Verdict::skip) return "n/a";
+  std::string calls;
+  if (const size_t at = c.detail.rfind("[calls: "); at != std::string::npos) {
+    calls = c.detail.substr(at + 8);
+    if (!calls.empty() && calls.back() == ']') calls.pop_back();
+  }
+  for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
+           {"__dlpack_device__()", "device()"}, {"__dlpack__", "dlpack"},
+           {", dl_device=None", ""}, {"dl_device=None, ", ""}, {", copy=None", ""},
+           {"copy=None", ""}, {"max_version=", "mv "}, {" -> ", " → "}}) {
+    for (size_t i = calls.find(from); i != std::string::npos; i = calls.find(from, i)) {
+      calls.replace(i, from.size(), to);
+      i += to.size();
+    }
+  }
+  std::string cell = markdown_escape(calls);
+  if (c.detail.rfind("refused", 0) == 0) cell += " → refused";
+  if (!c.finding_class.empty()) {
+    cell = std::string(c.severity == "INFO" ? "ⓘ " : c.known ? "⚠️ " : "❌ ") + c.rule_id + " " +
+           c.finding_class + ": " + cell;
+  }
+  return cell;
+}
+
+// What a write through a consumer's import of immutable data did.
+std::string write_through_cell(const CaseResult& c) {
+  if (c.verdict == Verdict::skip) return "n/a";
+  if (c.verdict == Verdict::crash) return "💥 crash";
+  if (!c.finding_class.empty()) {
+    return std::string(c.severity == "INFO" ? "ⓘ " : c.known ? "⚠️ " : "❌ ") + c.rule_id +
+           " changed";
+  }
+  for (const char* what : {"refused", "copied", "imported read-only"}) {
+    if (c.detail.find(what) != std::string::npos) {
+      const std::string w = what;
+      return w == "imported read-only" ? "read-only" : w;
+    }
+  }
+  return markdown_escape(c.detail.substr(0, 20));
+}
+
 template <typename Cell>
 void table(const std::vector<std::string>& rows, const std::vector<std::string>& cols,
            const std::string& corner, Cell cell, std::string* o) {
@@ -389,6 +434,77 @@ std::string render_frameworks_markdown(const RunInfo& info,
           [&](const std::string& r, const std::string& c) {
             auto it = answers[r].find(c);
             return it == answers[r].end() ? std::string("–") : markdown_escape(it->second);
+          },
+          &o);
+    }
+
+    // How each consumer asks.
+    const std::vector<std::string> asked = {"plain",     "after-type-error", "after-buffer-error",
+                                            "copy=True", "copy=False",       "device=cpu"};
+    std::map<std::string, std::map<std::string, std::string>> calls;
+    for (const CaseResult* c : mine) {
+      if (c->scenario == "asks") calls[c->consumer.header][c->tensor] = calls_cell(*c);
+    }
+    if (!calls.empty()) {
+      o += "\n## How each consumer asks: the calls its `from_dlpack` makes on the producer\n\n"
+           "Each consumer is handed a recording producer (a mock of DLPack 1.3; for "
+           "`after-type-error` one of 0.8, whose `__dlpack__` has the old signature; for "
+           "`after-buffer-error` one that cannot export). Every call is kept in order: "
+           "`device()` is `__dlpack_device__()`, `dlpack(...)` a `__dlpack__` call with the "
+           "keywords it passed (`mv` is max_version; keywords passed as None are left out), and "
+           "what it raised. `copy=True`, `copy=False` and `device=cpu` are the consumer's own "
+           "caller's keywords, which it should pass on. The judge: VER-5 (max_version first; a "
+           "second call only after TypeError, none after a capsule), STRM-1 (no stream on the "
+           "CPU), STRM-3 and STRM-4 (dl_device and copy as asked; one not passed on is noted "
+           "ⓘ). n/a: its from_dlpack takes no such keyword.\n\n";
+      std::vector<std::string> rows;
+      for (const auto& [row, _] : calls) rows.push_back(row);
+      table(
+          rows, asked, "consumer",
+          [&](const std::string& r, const std::string& c) {
+            auto it = calls[r].find(c);
+            return it == calls[r].end() ? std::string("–") : it->second;
+          },
+          &o);
+    }
+
+    // Immutable data: FLAG-1b on the producer's export, and a write through each consumer.
+    std::map<std::string, std::map<std::string, std::string>> immutable;
+    std::set<std::string> writers;
+    for (const CaseResult* c : mine) {
+      if (c->scenario != "immutable") continue;
+      const std::string row = c->producer.header + " (" + environment_of(*c) + ")";
+      if (c->tensor == "flag-1b") {
+        immutable[row]["its export, asked for 1.3"] =
+            c->verdict == Verdict::skip ? "n/a"
+            : !c->finding_class.empty()
+                ? std::string(c->known ? "⚠️ " : "❌ ") + c->rule_id + " " +
+                      (c->detail.find("dltensor,") != std::string::npos ? "legacy" : "no flag")
+                : markdown_escape(c->detail.substr(0, c->detail.find(':')));
+      } else {
+        immutable[row][c->consumer.header] = write_through_cell(*c);
+        writers.insert(c->consumer.header);
+      }
+    }
+    if (!immutable.empty()) {
+      o += "\n## Immutable data (FLAG-1, FLAG-1b): producer (rows) into consumer (columns)\n\n"
+           "A producer's immutable array (JAX's, TensorFlow's and Arrow's arrays; NumPy's with "
+           "`writeable=False`), asked with max_version=(1, 3), should cross as a versioned "
+           "capsule with READ_ONLY (FLAG-1b). Then each consumer imports it and the driver "
+           "writes 42 into its first element through the consumer's own array: `refused` (the "
+           "export or the import), `copied` (the original kept its value), `read-only` (the "
+           "consumer's array refused the write), or `changed`: the write reached the immutable "
+           "original. Whose rule that breaks: the producer's (FLAG-1b) when it sent no "
+           "READ_ONLY to a versioned ask; the consumer's (FLAG-1) when READ_ONLY crossed, at "
+           "INFO (ⓘ) for a consumer without read-only arrays; INFO for a legacy ask.\n\n";
+      std::vector<std::string> rows, cols = {"its export, asked for 1.3"};
+      for (const auto& [row, _] : immutable) rows.push_back(row);
+      cols.insert(cols.end(), writers.begin(), writers.end());
+      table(
+          rows, cols, "immutable producer",
+          [&](const std::string& r, const std::string& c) {
+            auto it = immutable[r].find(c);
+            return it == immutable[r].end() ? std::string("–") : it->second;
           },
           &o);
     }

@@ -248,10 +248,16 @@ bool run_driver(const std::string& label, const std::string& env_name, const std
   return true;
 }
 
+// The driver's --filter: the cases it leaves out never run.
+std::string filter_argument(const std::string& filter) {
+  return filter.empty() ? std::string() : " --filter " + shell_quote(filter);
+}
+
 }  // namespace
 
 bool run_framework_cases(const std::vector<std::string>& requested,
                          const std::string& producers_dir, double timeout,
+                         const std::string& filter,
                          std::vector<CaseResult>* out, RunInfo* info, std::string* error,
                          const std::function<void(const std::string&)>& env_done) {
   std::string module_dir, script;
@@ -274,7 +280,8 @@ bool run_framework_cases(const std::vector<std::string>& requested,
     if (env.python.empty()) {
       out->push_back(unavailable(name, env.why));
       info->notes.push_back(env.why);
-    } else if (!run_driver("--framework " + name, name, env.python, "", module_dir, script,
+    } else if (!run_driver("--framework " + name, name, env.python, filter_argument(filter),
+                           module_dir, script,
                            producers_dir, timeout, out, info, error)) {
       return false;
     }
@@ -329,6 +336,7 @@ bool check_library_run(LibraryRun* run, std::string* error) {
 }
 
 bool run_library_cases(const LibraryRun& run, const std::string& producers_dir, double timeout,
+                       const std::string& filter,
                        std::vector<CaseResult>* out, RunInfo* info, std::string* error) {
   std::string module_dir, script;
   if (!find_driver(&module_dir, &script, error)) {
@@ -347,6 +355,7 @@ bool run_library_cases(const LibraryRun& run, const std::string& producers_dir, 
   for (const std::string& path : run.adapters) {
     args += " --adapter " + shell_quote(fs::absolute(path, ec).string());
   }
+  args += filter_argument(filter);
   return run_driver(run.adapters.empty() ? "--module" : "--adapter", "module", run.python, args,
                     module_dir, script, producers_dir, timeout, out, info, error);
 }

@@ -38,8 +38,11 @@ FrameworkEnv resolve_framework_env(const std::string& name);
 // built) or prints something that is not a record.
 // `env_done`, when set, is called after each environment with its name. A name that is no
 // environment at all is an error (a typo in a CI file must not pass unseen).
+// `filter` (--filter: a glob, else a substring of the case id) is applied by the driver, so that
+// cases filtered out never run.
 [[nodiscard]] bool run_framework_cases(const std::vector<std::string>& envs,
                                        const std::string& producers_dir, double timeout,
+                                       const std::string& filter,
                                        std::vector<CaseResult>* out, RunInfo* info,
                                        std::string* error,
                                        const std::function<void(const std::string&)>& env_done = {});
@@ -60,7 +63,8 @@ struct LibraryRun {
 // negotiation table, XAPI where it exists, and pairs with NumPy. A module that does not import,
 // or crashes the interpreter at import, is an error naming it.
 [[nodiscard]] bool run_library_cases(const LibraryRun& run, const std::string& producers_dir,
-                                     double timeout, std::vector<CaseResult>* out, RunInfo* info,
+                                     double timeout, const std::string& filter,
+                                     std::vector<CaseResult>* out, RunInfo* info,
                                      std::string* error);
 
 // Parses one tab-separated `case` record of the driver (without its tag); false if malformed.

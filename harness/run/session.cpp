@@ -190,7 +190,8 @@ bool run_matrix(const MatrixConfig& config, MatrixRun* out, std::string* error,
       if (config.progress) config.progress(p);
     };
     if (!run_framework_cases(config.frameworks, builtin_plugin_dirs().front(),
-                             config.timeout_seconds, &framework_cases, &info, error, env_done)) {
+                             config.timeout_seconds, config.filter, &framework_cases, &info, error,
+                             env_done)) {
       *failure = MatrixFailure::harness;
       return false;
     }
@@ -201,7 +202,7 @@ bool run_matrix(const MatrixConfig& config, MatrixRun* out, std::string* error,
   if (!libraries.modules.empty() || !libraries.adapters.empty()) {
     std::vector<CaseResult> library_cases;
     if (!run_library_cases(libraries, builtin_plugin_dirs().front(), config.timeout_seconds,
-                           &library_cases, &info, error)) {
+                           config.filter, &library_cases, &info, error)) {
       *failure = MatrixFailure::harness;
       return false;
     }

@@ -8,6 +8,7 @@ class Jax(Framework):
     dtypes = COMMON + ["uint16", "uint32", "uint64", "bfloat16", "complex64", "complex128"]
     strides = ""  # documented: compact layouts and their transpositions only
     writable_concept = False
+    immutable = True
 
     def __init__(self):
         super().__init__()
@@ -28,8 +29,8 @@ class Jax(Framework):
     def view(self, value, kind):
         return sliced_view(value, kind, self.jnp.broadcast_to)
 
-    def import_(self, obj):
-        return self.dlpack.from_dlpack(obj)
+    def import_(self, obj, **keywords):
+        return self.dlpack.from_dlpack(obj, **keywords)
 
     def to_np(self, value):
         return self.np.asarray(value)

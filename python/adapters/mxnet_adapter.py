@@ -5,6 +5,7 @@ from dlconform_adapter import Unsupported, Framework, legacy_capsule
 class MXNet(Framework):
     views = ("offset",)
     name = "mxnet"
+    asks = False  # nd.from_dlpack takes a capsule only
     dtypes = ["int8", "int32", "int64", "uint8", "float16", "float32", "float64", "bool"]
     strides = ""
     features = "zero-dim zero-size"

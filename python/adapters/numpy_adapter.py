@@ -15,6 +15,9 @@ class NumPy(Framework):
     def view(self, value, kind):
         return numpy_view(self.np, value, kind)
 
+    def read_only(self, value):
+        return numpy_view(self.np, value, "read_only")
+
     def writable(self, value):
         return bool(value.flags.writeable)
 

@@ -8,6 +8,7 @@ class PyArrow(Framework):
     dtypes = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
               "float32", "float64"]
     strides = "positive zero"
+    immutable = True  # a pyarrow.Tensor has no write operation
 
     def from_np(self, array):
         return self.module.Tensor.from_numpy(array.copy())
@@ -18,8 +19,8 @@ class PyArrow(Framework):
             return self.module.Tensor.from_numpy(numpy_view(self.np, arr, kind))
         raise Unsupported(kind)
 
-    def import_(self, obj):
-        return self.module.Tensor.from_dlpack(obj)
+    def import_(self, obj, **keywords):
+        return self.module.Tensor.from_dlpack(obj, **keywords)
 
     def to_np(self, value):
         return value.to_numpy()

@@ -9,6 +9,8 @@ class TensorFlow(Framework):
     strides = ""  # documented: compact row-major only
     dunder = True
     writable_concept = False
+    immutable = True
+    asks = False  # its from_dlpack takes a capsule only
 
     def __init__(self):
         super().__init__()

@@ -34,3 +34,8 @@ class Warp(Framework):
 
     def writable(self, value):
         return True
+
+    def header(self):
+        """Warp's importer is a ctypes mirror of DLPack 0.8 (warp/_src/thirdparty/dlpack.py): it
+        takes dltensor capsules only, so it rightly asks without max_version."""
+        return (0, 8)

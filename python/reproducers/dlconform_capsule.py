@@ -143,15 +143,19 @@ def capsule(dtype="f32", shape=(8,), strides=None, byte_offset=0, device=(1, 0),
 
 
 class Producer:
-    """An array-like object over capsule(**spec)."""
+    """An array-like object over capsule(**spec). `asks` keeps the keywords of every
+    __dlpack__ call a consumer made, in order."""
 
     def __init__(self, dtype="f32", shape=(8,), legacy=False, answers_legacy=False, **spec):
         self.spec = dict(spec, dtype=dtype, shape=shape)
+        self.asks = []
         self.legacy, self.answers_legacy = legacy, answers_legacy
         if legacy:  # the old signature: no keyword a new consumer passes
             self.__dlpack__ = lambda stream=None: capsule(**self.spec)
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        self.asks.append({"stream": stream, "max_version": max_version, "dl_device": dl_device,
+                          "copy": copy})
         versioned = max_version is not None and max_version[0] >= 1 and not self.answers_legacy
         return capsule(**self.spec, versioned=versioned)
 

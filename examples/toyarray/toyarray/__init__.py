@@ -8,8 +8,9 @@ Installed in editable mode (pip install -e examples/toyarray), it is judged by i
 
 TOYARRAY_BUG plants one bug in from_dlpack, each of which dlconform must catch with its class and
 rule:
-    drop-deleter   takes the capsule (renames it) and copies the data, never calling the
-                   deleter                                    -> deleter-never-called [LIFE-3]
+    drop-deleter   takes a legacy capsule (asked without max_version) and copies the data,
+                   never calling the deleter                  -> deleter-never-called [LIFE-3]
+                                                                 and no-max-version-asked [VER-5]
     wrong-strides  reads the tensor as if it were compact, ignoring its strides
                                                               -> wrong-data [LAY-4]
     no-fallback    asks with max_version and gives up on an old producer's TypeError instead of
@@ -99,7 +100,7 @@ def from_dlpack(x, /, *, device=None, copy=None):
     if _BUG == "drop-deleter":
         return Array(_take_without_deleting(x))
     if _BUG == "no-fallback":
-        x.__dlpack__(max_version=(1, 0))  # an old producer's TypeError ends the import here
+        x = _Asked(x.__dlpack__(max_version=(1, 0)))  # an old producer's TypeError ends it here
     data = np.from_dlpack(x)
     if _BUG == "wrong-strides" and data.ndim > 0 and data.size > 0:
         # The planted bug: the element at logical index k is read from memory slot k, within the
@@ -111,6 +112,18 @@ def from_dlpack(x, /, *, device=None, copy=None):
         buffer = (ctypes.c_char * (count * data.itemsize)).from_address(low)
         data = np.resize(np.frombuffer(buffer, dtype=data.dtype), data.shape)
     return Array(data)
+
+
+class _Asked:
+    """A capsule already asked for, handed on to NumPy's importer (one __dlpack__ call in all)."""
+    def __init__(self, capsule):
+        self.capsule = capsule
+
+    def __dlpack__(self, **kwargs):
+        return self.capsule
+
+    def __dlpack_device__(self):
+        return (1, 0)
 
 
 # --- the planted drop-deleter importer: the capsule protocol by hand, through ctypes ---------

@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+"""How a consumer asks is judged (the asks scenario): each planted consumer of
+planted_consumers.py is caught with its class and rule on the asks it gets wrong, and on no
+other; the correct consumer has no finding at all.
+
+Needs $DLCONFORM (the command) and $BRIDGE_PYTHON (the interpreter the bridge is built for)."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+# planted consumer -> {ask: "class RULE"}; every other ask of the six passes with no finding.
+EXPECTED = {
+    "correct-consumer": {},
+    "retry-on-buffer-error": {"after-buffer-error": "retry-after-refusal VER-5"},
+    "stream-zero": {ask: "stream-on-cpu STRM-1" for ask in
+                    ("plain", "after-type-error", "after-buffer-error", "copy=True",
+                     "copy=False", "device=cpu")},
+    "calls-twice": {ask: "second-dlpack-call VER-5" for ask in
+                    ("plain", "after-type-error", "copy=True", "copy=False", "device=cpu")},
+    "no-max-version": {ask: "no-max-version-asked VER-5" for ask in
+                       ("plain", "after-type-error", "after-buffer-error", "copy=True",
+                        "copy=False", "device=cpu")},
+    "copy-inverted": {"copy=True": "keyword-not-passed-on STRM-4",
+                      "copy=False": "keyword-not-passed-on STRM-4"},
+}
+ASKS = ("plain", "after-type-error", "after-buffer-error", "copy=True", "copy=False", "device=cpu")
+
+
+def main():
+    report = os.path.join(tempfile.mkdtemp(prefix="dlconform-asks-"), "asks.json")
+    p = subprocess.run([os.environ["DLCONFORM"], "matrix", "--no-builtin", "--quiet",
+                        "--adapter", os.path.join(HERE, "planted_consumers.py"),
+                        "--python", os.environ["BRIDGE_PYTHON"], "--filter", "asks/*",
+                        "--json", report], capture_output=True, text=True, timeout=300)
+    if not os.path.exists(report):
+        print(f"FAIL: dlconform exited {p.returncode} without a report: {p.stderr[-400:]}")
+        return 1
+    with open(report, encoding="utf-8") as f:
+        seen = {c["id"]: c for c in json.load(f)["cases"]}
+    failures = 0
+    for consumer, findings in EXPECTED.items():
+        for ask in ASKS:
+            case = seen.get(f"asks/module/{consumer}@1/{ask}")
+            want = findings.get(ask, "none")
+            got = "missing" if case is None else (
+                f"{case['finding_class']} {case['rule_id']}" if case["finding_class"] else "none")
+            ok = got == want
+            failures += not ok
+            print(f"{'ok  ' if ok else 'FAIL'} {consumer} {ask}: expected {want}, found {got}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,240 @@
+"""The consumer's half of the Python protocol, and immutable data, for dlconform_frameworks.py.
+
+  asks/ENV/B@W/ASK          B's from_dlpack is handed a recording producer: every call B makes
+      on it is kept in order (__dlpack_device__, each __dlpack__ with its keywords and what it
+      returned or raised) and judged (VER-5: max_version first, a second question only after
+      TypeError and none after a capsule; STRM-1: no stream on the CPU; STRM-3, STRM-4: device=
+      and copy= as B's own caller asked). ASK is one of ASKS below.
+  immutable/ENV/A@V/dlconform-consumer@v1.3/flag-1b   A's immutable array (JAX's, Arrow's, a
+      read-only NumPy view), asked with max_version=(1, 3): a versioned capsule with READ_ONLY
+      (FLAG-1b, SHOULD).
+  immutable/ENV/A@V/B@W/write-through   A's immutable array into B's import, then a write through
+      B's array: refused, copied, imported read-only, or the write changed A's immutable data (a
+      finding: FLAG-1 for B when READ_ONLY crossed, FLAG-1b for A when it did not).
+
+The verdicts are the judge's (harness/judge/judge_asks.cpp, through the bridge)."""
+import gc
+import sys
+
+import _dlconform as bridge
+from dlconform_adapter import Framework, Unsupported
+from dlconform_workers import Case, clean, error_words, outcome
+
+
+class Recorder:
+    """A producer as a consumer sees it, keeping every call the consumer makes on it. `inner` is
+    the real producer (a MockTensor, an array); `refuse` answers every __dlpack__ with
+    BufferError, as a producer that cannot export does."""
+    def __init__(self, inner, device=(1, 0), refuse=False):
+        self.inner, self.device, self.refuse, self.calls = inner, device, refuse, []
+
+    def __dlpack__(self, *args, **kwargs):
+        call = {"kind": "dlpack"}
+        if args:  # the old positional stream
+            call["stream"] = args[0]
+        for key in ("stream", "max_version", "dl_device", "copy"):
+            if key in kwargs:
+                call[key] = kwargs[key]
+        unknown = sorted(set(kwargs) - {"stream", "max_version", "dl_device", "copy"})
+        self.calls.append(call)
+        if unknown:
+            call["answer"] = "TypeError"
+            raise TypeError(f"__dlpack__() got an unexpected keyword argument '{unknown[0]}'")
+        if self.refuse:
+            call["answer"] = "BufferError"
+            raise BufferError("this producer cannot export the array")
+        try:
+            capsule = self.inner.__dlpack__(*args, **kwargs)
+        except TypeError:
+            call["answer"] = "TypeError"
+            raise
+        except BufferError:
+            call["answer"] = "BufferError"
+            raise
+        except Exception:
+            call["answer"] = "error"
+            raise
+        call["answer"] = "capsule"
+        return capsule
+
+    def __dlpack_device__(self):
+        self.calls.append({"kind": "device"})
+        return self.device
+
+
+def calls_text(calls):
+    """The calls in order, as the report's table shows them."""
+    out = []
+    for c in calls:
+        if c["kind"] == "device":
+            out.append("__dlpack_device__()")
+            continue
+        keywords = []
+        for key in ("max_version", "stream", "dl_device", "copy"):
+            if key in c:
+                v = c[key]
+                keywords.append(f"{key}={v[0]}.{v[1]}" if key == "max_version" and v else
+                                f"{key}={v!r}")
+        answer = c.get("answer", "capsule")
+        out.append(f"__dlpack__({', '.join(keywords)})" + ("" if answer == "capsule" else
+                                                             f" -> {answer}"))
+    return "; ".join(out) if out else "no call"
+
+
+# (ask, producer plugin, header, tensor, rule, what B's caller passes, a refusing producer)
+ASKS = [("plain", "versioned-producer", "v1.3", "VER-5", {}, False),
+        ("after-type-error", "legacy-producer", "v0.8", "VER-5", {}, False),
+        ("after-buffer-error", "versioned-producer", "v1.3", "VER-5", {}, True),
+        ("copy=True", "versioned-producer", "v1.3", "STRM-4", {"copy": True}, False),
+        ("copy=False", "versioned-producer", "v1.3", "STRM-4", {"copy": False}, False),
+        ("device=cpu", "versioned-producer", "v1.3", "STRM-3", {"device": "cpu"}, False)]
+ASK_TENSOR = "f32_8x8"
+
+
+def asks(fw, producer_path, caller, refuse):
+    """B's from_dlpack on a recording producer; the judge reads the calls."""
+    def body():
+        keywords = dict(caller)
+        if "device" in keywords:
+            keywords["device"] = fw.cpu_device()
+            if keywords["device"] is None:
+                return ("skip", "", "", "", "n/a: the library names no CPU device")
+        recorder = Recorder(bridge.MockTensor(producer_path, ASK_TENSOR), refuse=refuse)
+        error = None
+        try:
+            value = fw.import_(recorder, **keywords)
+            del value
+        except Exception as e:
+            error = error_words(e)
+        gc.collect()
+        dlpack_calls = [c for c in recorder.calls if c["kind"] == "dlpack"]
+        if error is not None and not dlpack_calls and keywords and error.startswith("TypeError"):
+            return ("skip", "", "", "", f"n/a: from_dlpack takes no {next(iter(caller))}= "
+                    f"({clean(error)[:120]})")
+        facts = {"consumer": fw.label, "consumer_version": fw.header(), "imported": error is None,
+                 "caller_copy": caller.get("copy"),
+                 "caller_device": (1, 0) if "device" in caller else None,
+                 "producer_device": (1, 0)}
+        finding = bridge.judge_asks(recorder.calls, facts)
+        text = calls_text(recorder.calls)
+        if finding is not None:
+            cls, rule, severity, words = finding
+            finding = (cls, rule, severity, f"{words} [calls: {text}]")
+        what = "imported" if error is None else f"refused: {clean(error)[:120]}"
+        return outcome(finding, f"{what} [calls: {text}]")
+    return body
+
+
+def immutable_value(fw):
+    """An immutable float32 array of fw holding 0, 1, 2, 3, or None when fw has none."""
+    try:
+        return fw.read_only(fw.from_np(fw.np.arange(4, dtype="float32")))
+    except Unsupported:
+        return None
+
+
+def flag_1b(fw):
+    """fw's immutable array asked with max_version=(1, 3): FLAG-1b judged by the bridge."""
+    def body():
+        value = immutable_value(fw)
+        if value is None:
+            return ("skip", "", "", "", "n/a: no immutable arrays")
+        expected = {"shape": (4,), "dtype": (2, 32, 1), "elements": 4, "read_only": True,
+                    "digest": bridge.digest(fw.np.arange(4, dtype="float32").tobytes())}
+        try:
+            seen = bridge.consume(fw.export(value), max_version=(1, 3), expected=expected,
+                                  producer=fw.label)
+        except Exception as e:
+            return ("pass", "", "", "", f"refused: {error_words(e)[:160]}")
+        if seen.get("finding"):
+            return outcome(seen["finding"], "")
+        flags = "READ_ONLY" if seen.get("flags", 0) & 1 else "no flags"
+        return ("pass", "", "", "", f"{seen['capsule']} with {flags}")
+    return body
+
+
+def write_through(a, b):
+    """A's immutable array into B's import, then a write through B's array."""
+    def body():
+        value = immutable_value(a)
+        if value is None:
+            return ("skip", "", "", "", "n/a: no immutable arrays")
+        before = a.to_np(value).tobytes()
+        recorder = Recorder(a.export(value), device=(1, 0))
+        crossed, flags = [], []
+        inner = recorder.inner
+
+        class Watch:  # what crossed: the capsule's kind and flags, read before B takes it
+            def __dlpack__(self, *args, **kwargs):
+                capsule = inner.__dlpack__(*args, **kwargs)
+                crossed.append(bridge.capsule_kind(capsule))
+                flags.append(bridge.capsule_flags(capsule))
+                return capsule
+
+        recorder.inner = Watch()
+        try:
+            result = b.import_(recorder)
+        except Exception as e:
+            return ("pass", "", "", "", f"refused: {error_words(e)[:160]}")
+        try:
+            b.write(result)
+        except Exception as e:  # a read-only import, or an array type with no writes at all
+            return ("pass", "", "", "", f"{crossed[-1] if crossed else '?'}: imported read-only "
+                    f"({type(e).__name__}: {clean(e)[:120]})")
+        changed = a.to_np(value).tobytes() != before
+        del result
+        if not changed:
+            return ("pass", "", "", "", f"{crossed[-1] if crossed else '?'}: copied (the write "
+                    "left the original as it was)")
+        asked = [c for c in recorder.calls if c["kind"] == "dlpack"]
+        facts = {"versioned": bool(crossed) and crossed[-1].startswith("versioned"),
+                 "read_only_flag": bool(flags) and bool(flags[-1] & 1),
+                 "asked_versioned": bool(asked) and bool(asked[-1].get("max_version"))
+                 and asked[-1]["max_version"][0] >= 1,
+                 "producer_versioned": a.header()[0] >= 1,
+                 "consumer_has_read_only": b.writable_concept,
+                 "producer": a.label, "consumer": b.label}
+        return outcome(bridge.judge_write_through(facts), "")
+    return body
+
+
+def may_be_immutable(fw):
+    """fw exports through __dlpack__ and has, or may have, immutable arrays (a module judged by
+    name finds out in the case: its read_only probes a write)."""
+    return fw.exports and fw.dunder and (fw.immutable or type(fw).read_only is not
+                                         Framework.read_only)
+
+
+def plan_consumer_calls(frameworks, producer_path_of, env):
+    """The asks and immutable cases of one environment's frameworks."""
+    cases = []
+    for fw in frameworks:
+        if fw.partner_only:
+            continue
+        own, short = fw.label, fw.name.split(".")[0]
+        if fw.imports and fw.asks:
+            for ask, producer, header, rule, caller, refuse in ASKS:
+                path = producer_path_of(producer, header)
+                if path is None:
+                    continue
+                shown = "refusing-producer" if refuse else producer
+                cases.append(Case(f"asks/{env}/{own}/{ask}", "asks", shown, f"{shown}@{header}",
+                                  short, own, ask, asks(fw, path, caller, refuse), rule, (fw,)))
+        if may_be_immutable(fw):
+            cases.append(Case(f"immutable/{env}/{own}/dlconform-consumer@v1.3/flag-1b", "immutable",
+                              short, own, "dlconform-consumer", "v1.3", "flag-1b", flag_1b(fw),
+                              "FLAG-1b", (fw,)))
+    for a in frameworks:
+        if not may_be_immutable(a):
+            continue
+        for b in frameworks:
+            if not b.imports or (a.partner_only and b.partner_only):
+                continue
+            cases.append(Case(f"immutable/{env}/{a.label}/{b.label}/write-through", "immutable",
+                              a.name.split(".")[0], a.label, b.name.split(".")[0], b.label,
+                              "write-through", write_through(a, b), "FLAG-1", (a, b)))
+    return cases
+
+
+if __name__ == "__main__":
+    sys.exit("dlconform_asks.py is a part of dlconform_frameworks.py")

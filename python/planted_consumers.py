@@ -1,0 +1,118 @@
+"""Planted Python consumers: from_dlpack implementations that each ask a producer wrongly in one
+way, for `dlconform matrix --adapter python/planted_consumers.py --filter 'asks/*'`. Each takes
+what it was handed through the bridge's strict consumer (_dlconform.consume), so the only defect
+is in how it asks. consumer_asks_test.py checks that each is caught with its class and rule, and
+that the correct one has no finding.
+
+  correct-consumer       max_version first, again without it only after TypeError, copy= and
+                         device= passed on as __dlpack__'s copy and dl_device
+  retry-on-buffer-error  asks again without max_version after any error, BufferError included
+  stream-zero            passes stream=0 to a CPU producer
+  calls-twice            calls __dlpack__ twice (once to peek at the version)
+  no-max-version         a DLPack 1.3 consumer that never passes max_version
+  copy-inverted          passes copy=not copy
+"""
+import _dlconform as bridge
+import dlconform_adapter as dlc
+
+
+class Holder:
+    """A capsule already asked for, handed to the bridge's consumer."""
+    def __init__(self, capsule):
+        self.capsule = capsule
+
+    def __dlpack__(self, **kwargs):
+        capsule, self.capsule = self.capsule, None
+        return capsule
+
+    def __dlpack_device__(self):
+        return (1, 0)
+
+
+class Planted(dlc.Framework):
+    """The correct consumer, and the base of the planted ones."""
+    name = "numpy"  # the module the interface imports; the arrays are the bridge's records
+    exports = False
+    planted = "correct-consumer"
+
+    @property
+    def version(self):
+        return "1"
+
+    @property
+    def label(self):
+        return f"{self.planted}@1"
+
+    def probe(self):
+        return {"dtypes": ["float32"], "has_xapi": False}
+
+    def header(self):
+        return (1, 3)
+
+    def cpu_device(self):
+        return "cpu"
+
+    def keywords(self, copy, device):
+        out = {"max_version": (1, 3)}
+        if copy is not None:
+            out["copy"] = copy
+        if device is not None:
+            out["dl_device"] = (1, 0)
+        return out
+
+    def ask(self, obj, keywords):
+        try:
+            return obj.__dlpack__(**keywords)
+        except TypeError:
+            return obj.__dlpack__()
+
+    def import_(self, obj, copy=None, device=None):
+        capsule = self.ask(obj, self.keywords(copy, device))
+        return bridge.consume(Holder(capsule), max_version=(1, 3))
+
+    def to_np(self, value):
+        raise dlc.Unsupported("asks cases only")
+
+
+class RetryOnBufferError(Planted):
+    planted = "retry-on-buffer-error"
+
+    def ask(self, obj, keywords):
+        try:
+            return obj.__dlpack__(**keywords)
+        except Exception:  # the bug: BufferError means "cannot export", not "old signature"
+            return obj.__dlpack__()
+
+
+class StreamZero(Planted):
+    planted = "stream-zero"
+
+    def keywords(self, copy, device):
+        return dict(super().keywords(copy, device), stream=0)
+
+
+class CallsTwice(Planted):
+    planted = "calls-twice"
+
+    def ask(self, obj, keywords):
+        bridge.capsule_kind(super().ask(obj, keywords))  # a peek at the version, thrown away
+        return super().ask(obj, keywords)
+
+
+class NoMaxVersion(Planted):
+    planted = "no-max-version"
+
+    def keywords(self, copy, device):
+        out = super().keywords(copy, device)
+        del out["max_version"]
+        return out
+
+
+class CopyInverted(Planted):
+    planted = "copy-inverted"
+
+    def keywords(self, copy, device):
+        out = super().keywords(copy, device)
+        if copy is not None:
+            out["copy"] = not copy
+        return out
