@@ -468,22 +468,24 @@ std::string render_frameworks_markdown(const RunInfo& info,
           &o);
     }
 
-    // Immutable data: FLAG-1b on the producer's export, and a write through each consumer.
-    std::map<std::string, std::map<std::string, std::string>> immutable;
-    std::set<std::string> writers;
+    // Immutable data: FLAG-1b on the producer's export, and a write through each consumer; one
+    // table per environment (only frameworks in one process meet).
+    const std::string own_export = "its export, asked for 1.3";
+    std::map<std::string, std::map<std::string, std::map<std::string, std::string>>> immutable;
+    std::map<std::string, std::set<std::string>> writers;
     for (const CaseResult* c : mine) {
       if (c->scenario != "immutable") continue;
-      const std::string row = c->producer.header + " (" + environment_of(*c) + ")";
+      auto& row = immutable[environment_of(*c)][c->producer.header];
       if (c->tensor == "flag-1b") {
-        immutable[row]["its export, asked for 1.3"] =
+        row[own_export] =
             c->verdict == Verdict::skip ? "n/a"
             : !c->finding_class.empty()
                 ? std::string(c->known ? "⚠️ " : "❌ ") + c->rule_id + " " +
                       (c->detail.find("dltensor,") != std::string::npos ? "legacy" : "no flag")
                 : markdown_escape(c->detail.substr(0, c->detail.find(':')));
       } else {
-        immutable[row][c->consumer.header] = write_through_cell(*c);
-        writers.insert(c->consumer.header);
+        row[c->consumer.header] = write_through_cell(*c);
+        writers[environment_of(*c)].insert(c->consumer.header);
       }
     }
     if (!immutable.empty()) {
@@ -496,17 +498,20 @@ std::string render_frameworks_markdown(const RunInfo& info,
            "consumer's array refused the write), or `changed`: the write reached the immutable "
            "original. Whose rule that breaks: the producer's (FLAG-1b) when it sent no "
            "READ_ONLY to a versioned ask; the consumer's (FLAG-1) when READ_ONLY crossed, at "
-           "INFO (ⓘ) for a consumer without read-only arrays; INFO for a legacy ask.\n\n";
-      std::vector<std::string> rows, cols = {"its export, asked for 1.3"};
-      for (const auto& [row, _] : immutable) rows.push_back(row);
-      cols.insert(cols.end(), writers.begin(), writers.end());
-      table(
-          rows, cols, "immutable producer",
-          [&](const std::string& r, const std::string& c) {
-            auto it = immutable[r].find(c);
-            return it == immutable[r].end() ? std::string("–") : it->second;
-          },
-          &o);
+           "INFO (ⓘ) for a consumer without read-only arrays; INFO for a legacy ask.\n";
+      for (auto& [env, rows_of_env] : immutable) {
+        std::vector<std::string> rows, cols = {own_export};
+        for (const auto& [row, _] : rows_of_env) rows.push_back(row);
+        cols.insert(cols.end(), writers[env].begin(), writers[env].end());
+        o += "\n### Environment " + markdown_escape(env) + "\n\n";
+        table(
+            rows, cols, "immutable producer",
+            [&](const std::string& r, const std::string& c) {
+              auto it = rows_of_env[r].find(c);
+              return it == rows_of_env[r].end() ? std::string("–") : it->second;
+            },
+            &o);
+      }
     }
 
     // The C exchange API.
