@@ -244,6 +244,8 @@ TEST_CASE("matrix: bad input gets one line and its own exit code", "[matrix]") {
       {"matrix --json", 3, "option --json needs a value"},
       {"matrix --jobs 0", 3, "expected --jobs between 1 and 64 but found '0'"},
       {"matrix --filter no-such-case-anywhere", 3, "matches none of the"},
+      {"matrix --filter 'asks/*' --filter 'immutable/*'", 3,
+       "expected one --filter pattern but found 'asks/*' and 'immutable/*'"},
       {"matrix --json /proc/no/such/dir/report.json", 1, "cannot write report"},
       {"frobnicate", 3, "unknown command 'frobnicate'"},
       {"matrix --framework 'Not An Env'", 3, "expected --framework ENV"},

@@ -109,6 +109,10 @@ Parsed parse_matrix(int argc, char** argv, MatrixCommand* o) {
                 } else if (arg == "--python") {
                   o->run.python = v;
                 } else if (arg == "--filter") {
+                  if (!o->run.filter.empty()) {  // one pattern: a second must not silently win
+                    return error("expected one --filter pattern but found '" + o->run.filter +
+                                 "' and '" + v + "'");
+                  }
                   o->run.filter = v;
                 } else if (arg == "--jobs") {
                   long jobs = 0;
