@@ -395,7 +395,8 @@ TEST_CASE("matrix: PyTorch's C++ at::fromDLPack as a plugin, its known bugs supp
     DLC_SKIP("libtorch-dev not found (meson option libtorch): the libtorch adapter is not tested");
   }
   const std::string json = temp_path("libtorch.json");
-  const std::string args = "matrix --plugin " + env("LIBTORCH_ADAPTER") + " --filter '*libtorch*'";
+  const std::string plugin = "matrix --plugin " + env("LIBTORCH_ADAPTER");
+  const std::string args = plugin + " --filter '*libtorch*'";
   const Run r = run(args + " --quiet --suppressions " + env("SUPPRESSIONS_DIR") +
                     "/libtorch-debian.txt --json " + json);
   INFO(r.out);
@@ -405,7 +406,7 @@ TEST_CASE("matrix: PyTorch's C++ at::fromDLPack as a plugin, its known bugs supp
   CHECK(count(report, "\"known\": true") > 10);
   CHECK(count(report, "\"as_expected\": false") == count(report, "\"known\": true"));
   // Without suppressions: torch 1.13 aborts on negative strides, and that fails the run.
-  const Run strict = run(args + " --quiet --filter 'edge/legacy-producer@v0.6/*negative_stride'");
+  const Run strict = run(plugin + " --quiet --filter 'edge/legacy-producer@v0.6/*negative_stride'");
   CHECK(strict.exit_code == 8);
   CHECK(strict.out.find("crash") != std::string::npos);
 }

@@ -68,6 +68,7 @@ grep -q '"finding_class": "wrong-data", "expected_class": "", "expected_rule": "
 python -m pip install -q --disable-pip-version-check drjit==1.5.0
 cat >"$work/drjit-known.txt" <<'KNOWN'
 DEV-2   drjit@1.5*  drjit.llvm.TensorXf(x) takes a CPU tensor of device_id 3 (nanobind's ndarray caster) [case: framework/module/versioned-producer@v1.3/drjit@1.5.0/device_cpu_id_3]
+VER-5   drjit@1.5*  drjit.llvm.TensorXf(x) calls __dlpack__() without max_version first, and with max_version=(1, 1) only after a BufferError (nanobind's ndarray caster, as MLX's) [case: asks/module/drjit@1.5.0/plain]
 KNOWN
 python -m dlconform matrix --no-builtin --adapter "$src/examples/adapters/drjit_adapter.py" \
   --suppressions "$work/drjit-known.txt" --quiet --json "$work/drjit.json"
@@ -77,6 +78,6 @@ cases = json.load(open(sys.argv[1]))["cases"]
 mine = [c for c in cases if "drjit@" in c["id"]]
 assert len(mine) > 300, f"expected Dr.Jit's cases but found {len(mine)}"
 print(f"drjit through its adapter file: {len(mine)} cases, "
-      f"{sum(c['known'] for c in cases)} known (DEV-2), 0 unexpected")
+      f"{sum(c['known'] for c in cases)} known (DEV-2, VER-5), 0 unexpected")
 PY
 echo "action: every step ran; ivy judged by module name; toyarray's planted bug caught; Dr.Jit judged through its adapter"
