@@ -499,7 +499,9 @@ std::string render_frameworks_markdown(const RunInfo& info,
            "original. Whose rule that breaks: the producer's (FLAG-1b) when it sent no "
            "READ_ONLY to a versioned ask; the consumer's (FLAG-1) when READ_ONLY crossed, at "
            "INFO (ⓘ) for a consumer without read-only arrays; INFO for a legacy ask.\n";
-      for (auto& [env, rows_of_env] : immutable) {
+      for (auto& entry : immutable) {  // not a structured binding: clang 14 cannot capture one
+        const std::string& env = entry.first;
+        auto& rows_of_env = entry.second;
         std::vector<std::string> rows, cols = {own_export};
         for (const auto& [row, _] : rows_of_env) rows.push_back(row);
         cols.insert(cols.end(), writers[env].begin(), writers[env].end());
