@@ -478,6 +478,11 @@ def misaligned(np, alignment):
 def plan(frameworks, producers_dir, env):
     cases = []
     catalogue = bridge.tensor_names()
+
+    def producer_path_of(producer, header):  # a mock producer plugin, None when not built
+        path = os.path.join(producers_dir, f"dlc-{producer}-{header.replace('.', '_')}.so")
+        return path if os.path.exists(path) else None
+
     for fw in frameworks:
         if fw.partner_only:
             continue
@@ -493,8 +498,8 @@ def plan(frameworks, producers_dir, env):
         # 2. As consumer: the mock producers' tensors through the catalogue.
         profile = fw.profile()
         for producer, header in (MOCK_PRODUCERS if fw.imports else ()):
-            path = os.path.join(producers_dir, f"dlc-{producer}-{header.replace('.', '_')}.so")
-            if not os.path.exists(path):
+            path = producer_path_of(producer, header)
+            if path is None:
                 continue
             for t in catalogue:
                 if t["device"] != 1 or (t["generated"] and (producer, header) not in VIEW_PRODUCERS):
@@ -557,9 +562,6 @@ def plan(frameworks, producers_dir, env):
                                   tensor, pair(a, build, b, rule), rule, (a, b)))
 
     # 5. How each consumer asks, and immutable data (dlconform_asks.py).
-    def producer_path_of(producer, header):
-        path = os.path.join(producers_dir, f"dlc-{producer}-{header.replace('.', '_')}.so")
-        return path if os.path.exists(path) else None
     cases += plan_consumer_calls(frameworks, producer_path_of, env)
     return cases
 

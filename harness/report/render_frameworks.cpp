@@ -166,6 +166,11 @@ std::string plugin_findings(const RunInfo& info, const std::vector<CaseResult>& 
   return o;
 }
 
+// A finding's mark in a cell: ⓘ noted at INFO, ⚠️ known, ❌ unexpected.
+std::string finding_mark(const CaseResult& c) {
+  return c.severity == "INFO" ? "ⓘ " : c.known ? "⚠️ " : "❌ ";
+}
+
 // What a negotiation case answered, in a few characters.
 std::string short_answer(const CaseResult& c) {
   std::string d = c.detail;
@@ -180,11 +185,7 @@ std::string short_answer(const CaseResult& c) {
     cell = d.substr(0, e + 5);  // "RuntimeError for {...}": the exception's name
   }
   else if (c.verdict == Verdict::pass) cell = d.substr(0, std::min<size_t>(d.size(), 24));
-  if (!c.finding_class.empty()) {
-    const bool info = c.severity == "INFO";
-    cell += std::string(cell.empty() ? "" : " ") + (info ? "ⓘ " : c.known ? "⚠️ " : "❌ ") +
-            c.rule_id;
-  }
+  if (!c.finding_class.empty()) cell += (cell.empty() ? "" : " ") + finding_mark(c) + c.rule_id;
   return cell;
 }
 
@@ -215,7 +216,7 @@ std::string alignment_cell(const CaseResult& c) {
   if (c.verdict == Verdict::crash) return "💥 crash";
   if (c.verdict == Verdict::timeout) return "⏱ hang";
   if (!c.finding_class.empty() && c.severity != "INFO") {
-    return (c.known ? "⚠️ " : "❌ ") + c.finding_class;
+    return finding_mark(c) + c.finding_class;
   }
   if (c.detail.find("zero-copy") != std::string::npos) return "zero-copy";
   if (c.detail.find("copied") != std::string::npos) return "copied";
@@ -243,8 +244,7 @@ std::string calls_cell(const CaseResult& c) {
   std::string cell = markdown_escape(calls);
   if (c.detail.rfind("refused", 0) == 0) cell += " → refused";
   if (!c.finding_class.empty()) {
-    cell = std::string(c.severity == "INFO" ? "ⓘ " : c.known ? "⚠️ " : "❌ ") + c.rule_id + " " +
-           c.finding_class + ": " + cell;
+    cell = finding_mark(c) + c.rule_id + " " + c.finding_class + ": " + cell;
   }
   return cell;
 }
@@ -254,8 +254,7 @@ std::string write_through_cell(const CaseResult& c) {
   if (c.verdict == Verdict::skip) return "n/a";
   if (c.verdict == Verdict::crash) return "💥 crash";
   if (!c.finding_class.empty()) {
-    return std::string(c.severity == "INFO" ? "ⓘ " : c.known ? "⚠️ " : "❌ ") + c.rule_id +
-           " changed";
+    return finding_mark(c) + c.rule_id + " changed";
   }
   for (const char* what : {"refused", "copied", "imported read-only"}) {
     if (c.detail.find(what) != std::string::npos) {
@@ -279,6 +278,24 @@ void table(const std::vector<std::string>& rows, const std::vector<std::string>&
     for (const std::string& c : cols) *o += " " + cell(r, c) + " |";
     *o += "\n";
   }
+}
+
+// One cell per (row, column) of a map of maps: the rows are its keys, in order; `missing` where a
+// row has no such column.
+using Grid = std::map<std::string, std::map<std::string, std::string>>;
+
+void grid_table(const Grid& grid, const std::vector<std::string>& cols, const std::string& corner,
+                const std::string& missing, std::string* o) {
+  std::vector<std::string> rows;
+  for (const auto& entry : grid) rows.push_back(entry.first);
+  table(
+      rows, cols, corner,
+      [&](const std::string& r, const std::string& c) {
+        const auto& cells = grid.at(r);
+        const auto it = cells.find(c);
+        return it == cells.end() ? missing : it->second;
+      },
+      o);
 }
 
 }  // namespace
@@ -386,7 +403,7 @@ std::string render_frameworks_markdown(const RunInfo& info,
                                               "f32_misaligned_2", "f32_misaligned_1",
                                               "f64_odd_offset", "f32_odd_offset",
                                               "i16_odd_offset", "u8_odd_offset"};
-    std::map<std::string, std::map<std::string, std::string>> align;
+    Grid align;
     for (const CaseResult* c : mine) {
       if (c->scenario != "pairs" || c->producer.name != "numpy") continue;
       if (std::find(align_tensors.begin(), align_tensors.end(), c->tensor) == align_tensors.end()) {
@@ -400,15 +417,7 @@ std::string render_frameworks_markdown(const RunInfo& info,
            "bytes only; `T_odd_offset`: a view one element into an array, aligned to its element "
            "size only. What each consumer does: reads them in place (zero-copy), copies, "
            "refuses, crashes or reads wrong values.\n\n";
-      std::vector<std::string> rows;
-      for (const auto& [row, _] : align) rows.push_back(row);
-      table(
-          rows, align_tensors, "consumer",
-          [&](const std::string& r, const std::string& c) {
-            auto it = align[r].find(c);
-            return it == align[r].end() ? std::string() : it->second;
-          },
-          &o);
+      grid_table(align, align_tensors, "consumer", "", &o);
     }
 
     // Negotiation.
@@ -416,9 +425,11 @@ std::string render_frameworks_markdown(const RunInfo& info,
         "max_version=none", "max_version=0.8", "max_version=1.0", "max_version=1.3",
         "max_version=2.0",  "copy=True",       "copy=False",      "dl_device=cpu",
         "stream=None",      "__dlpack_device__"};
-    std::map<std::string, std::map<std::string, std::string>> answers;
+    Grid answers;
     for (const CaseResult* c : mine) {
-      if (c->scenario == "negotiation") answers[c->producer.header][c->tensor] = short_answer(*c);
+      if (c->scenario == "negotiation") {
+        answers[c->producer.header][c->tensor] = markdown_escape(short_answer(*c));
+      }
     }
     if (!answers.empty()) {
       o += "\n## Negotiation: what `__dlpack__` answers\n\n"
@@ -427,21 +438,13 @@ std::string render_frameworks_markdown(const RunInfo& info,
            "a struct the caller supports (VER-4); `dl_device=cpu` is the array's own device "
            "(STRM-3); `__dlpack_device__` must answer (1, 0) on the CPU (DEV-2). ⚠️ known "
            "finding, ❌ unexpected, ⓘ an allowed deviation noted at INFO.\n\n";
-      std::vector<std::string> rows;
-      for (const auto& [row, _] : answers) rows.push_back(row);
-      table(
-          rows, asks, "producer",
-          [&](const std::string& r, const std::string& c) {
-            auto it = answers[r].find(c);
-            return it == answers[r].end() ? std::string("–") : markdown_escape(it->second);
-          },
-          &o);
+      grid_table(answers, asks, "producer", "–", &o);
     }
 
     // How each consumer asks.
     const std::vector<std::string> asked = {"plain",     "after-type-error", "after-buffer-error",
                                             "copy=True", "copy=False",       "device=cpu"};
-    std::map<std::string, std::map<std::string, std::string>> calls;
+    Grid calls;
     for (const CaseResult* c : mine) {
       if (c->scenario == "asks") calls[c->consumer.header][c->tensor] = calls_cell(*c);
     }
@@ -457,21 +460,13 @@ std::string render_frameworks_markdown(const RunInfo& info,
            "second call only after TypeError, none after a capsule), STRM-1 (no stream on the "
            "CPU), STRM-3 and STRM-4 (dl_device and copy as asked; one not passed on is noted "
            "ⓘ). n/a: its from_dlpack takes no such keyword.\n\n";
-      std::vector<std::string> rows;
-      for (const auto& [row, _] : calls) rows.push_back(row);
-      table(
-          rows, asked, "consumer",
-          [&](const std::string& r, const std::string& c) {
-            auto it = calls[r].find(c);
-            return it == calls[r].end() ? std::string("–") : it->second;
-          },
-          &o);
+      grid_table(calls, asked, "consumer", "–", &o);
     }
 
     // Immutable data: FLAG-1b on the producer's export, and a write through each consumer; one
     // table per environment (only frameworks in one process meet).
     const std::string own_export = "its export, asked for 1.3";
-    std::map<std::string, std::map<std::string, std::map<std::string, std::string>>> immutable;
+    std::map<std::string, Grid> immutable;  // environment -> producer -> column
     std::map<std::string, std::set<std::string>> writers;
     for (const CaseResult* c : mine) {
       if (c->scenario != "immutable") continue;
@@ -480,7 +475,7 @@ std::string render_frameworks_markdown(const RunInfo& info,
         row[own_export] =
             c->verdict == Verdict::skip ? "n/a"
             : !c->finding_class.empty()
-                ? std::string(c->known ? "⚠️ " : "❌ ") + c->rule_id + " " +
+                ? finding_mark(*c) + c->rule_id + " " +
                       (c->detail.find("dltensor,") != std::string::npos ? "legacy" : "no flag")
                 : markdown_escape(c->detail.substr(0, c->detail.find(':')));
       } else {
@@ -499,20 +494,11 @@ std::string render_frameworks_markdown(const RunInfo& info,
            "original. Whose rule that breaks: the producer's (FLAG-1b) when it sent no "
            "READ_ONLY to a versioned ask; the consumer's (FLAG-1) when READ_ONLY crossed, at "
            "INFO (ⓘ) for a consumer without read-only arrays; INFO for a legacy ask.\n";
-      for (auto& entry : immutable) {  // not a structured binding: clang 14 cannot capture one
-        const std::string& env = entry.first;
-        auto& rows_of_env = entry.second;
-        std::vector<std::string> rows, cols = {own_export};
-        for (const auto& [row, _] : rows_of_env) rows.push_back(row);
+      for (const auto& [env, producers] : immutable) {
+        std::vector<std::string> cols = {own_export};
         cols.insert(cols.end(), writers[env].begin(), writers[env].end());
         o += "\n### Environment " + markdown_escape(env) + "\n\n";
-        table(
-            rows, cols, "immutable producer",
-            [&](const std::string& r, const std::string& c) {
-              auto it = rows_of_env[r].find(c);
-              return it == rows_of_env[r].end() ? std::string("–") : it->second;
-            },
-            &o);
+        grid_table(producers, cols, "immutable producer", "–", &o);
       }
     }
 
