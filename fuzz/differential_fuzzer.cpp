@@ -74,6 +74,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   dlc_fuzz::install_fault_handler();
+  dlc_fuzz::count_input();
   const dlc_fuzz::TensorInput in = dlc_fuzz::decode(data, size);
   const bool versioned = !(in.layout & dlc_fuzz::kLegacyStruct);
   dlc_fuzz::set_current_input(&in, versioned);
@@ -111,7 +112,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         dlc_fuzz::die(f);
       }
     }
-    if (dlc_fuzz::known_to_be_taken(c.plugin, built)) continue;
+    // Only the memory and lifecycle properties are checked on an input with a known bug.
+    if (const dlc::Rule known = dlc_fuzz::known_bug_of(c.plugin, built); known != dlc::Rule::none) {
+      dlc_fuzz::run_known(c.plugin, built, known);
+      continue;
+    }
     const dlc_fuzz::Outcome out = dlc_fuzz::run_consumer(c.plugin, built);
     if (!comparable) continue;
     // A split verdict is judged as the matrix judges an import against the truth: a consumer

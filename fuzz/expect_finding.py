@@ -2,19 +2,43 @@
 """Runs a fuzz target's replay and passes only if it stops on the expected finding.
 
   expect_finding.py "WORDS" TARGET ARGS...
+  expect_finding.py --passes "WORDS" TARGET ARGS...
+
+With --passes the replay must instead exit 0 and print WORDS (a regular expression): a known bug
+it went past, and what it did with the inputs that have it.
 
 WORDS may list alternatives, "A|B": what a sanitizer reports in one compiler's build (clang's
 UBSan flags NULL + offset) can surface as the fault it leads to in another's (gcc's).
 
 A planted bug must be caught for the right reason: a replay that exits 0, or that fails without
 printing WORDS (a plugin that did not load, say), fails this test."""
+import re
 import subprocess
 import sys
 
 
+def passes(words, command):
+    run = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         errors="replace", timeout=300)
+    said = [line for line in run.stdout.splitlines() if line.startswith("dlconform fuzz:")]
+    if run.returncode != 0:
+        print(run.stdout[-4000:])
+        print(f"expected the replay to pass but found exit {run.returncode}")
+        return 1
+    if not any(re.search(words, line) for line in said):
+        print(run.stdout[-4000:])
+        print(f"expected '{words}' but found: " + (" / ".join(said) or "nothing said"))
+        return 1
+    print("\n".join(said[:6]))
+    print(f"passed as expected, saying: {words}")
+    return 0
+
+
 def main():
+    if len(sys.argv) >= 2 and sys.argv[1] == "--passes" and len(sys.argv) >= 4:
+        return passes(sys.argv[2], sys.argv[3:])
     if len(sys.argv) < 3:
-        sys.exit("usage: expect_finding.py WORDS TARGET [ARGS...]")
+        sys.exit("usage: expect_finding.py [--passes] WORDS TARGET [ARGS...]")
     words, command = sys.argv[1], sys.argv[2:]
     run = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                          errors="replace", timeout=300)

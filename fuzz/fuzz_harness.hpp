@@ -97,10 +97,24 @@ ExpectedData expected_data(const Built& built);
 // holds the dlc_fill_byte pattern so that a misread changes the digest. Resets the host first.
 Built build_tensor(const TensorInput& in, bool versioned, uint32_t consumer_major, bool fill);
 
-// True for an invalid tensor whose first violation the plugin under test is known to accept
-// ($DLCONFORM_KNOWN): handing it over again finds that bug again, or a crash that follows from it
-// (a negative ndim that becomes a 2^64-byte allocation), and stops a campaign looking for new ones.
-bool known_to_be_taken(const dlc::LoadedPlugin& consumer, const Built& built);
+// Counts an input (call once per input, first thing). At exit the process says how many inputs
+// had a known bug, how many of those ran in a child and how many were left out, and appends the
+// counts to $DLCONFORM_FUZZ_STATS when set (tools/fuzz-campaign sums them).
+void count_input();
+
+// The rule of a known bug ($DLCONFORM_KNOWN) this input would run into in `consumer`: one of its
+// MUST violations that the importer is known to accept, or, for a valid tensor, a valid edge
+// case it exercises (NULL strides, 0-d, zero-size, negative or zero strides, misalignment: LAY-5
+// to LAY-9) that the importer is known to mishandle, such as torch's abort on negative strides.
+// Rule::none otherwise, and for the rule a replay of a filed finding must show.
+dlc::Rule known_bug_of(const dlc::LoadedPlugin& consumer, const Built& built);
+
+// Hands an input with a known bug to `consumer` without letting the bug end this process: in a
+// forked child while children have taken less than $DLCONFORM_KNOWN_CHILDREN of the time (a
+// share from 0 to 1; default 0.1 under libFuzzer, 1 in a replay), else the input is left out.
+// Coverage comes only from the inputs run in this process. A finding in the child that the known
+// bug does not explain (another rule) stops this process as if it had been found here.
+void run_known(const dlc::LoadedPlugin& consumer, Built& built, dlc::Rule known);
 
 // Whether the input lies inside what a consumer's capability profile declares it takes (its
 // dtypes, devices, strides, features, max_ndim; read-only data when it needs write access; no

@@ -127,6 +127,13 @@ bool in_common(const Profile& p, const TensorCase& t) {
   for (int i = 0; i < s.ndim; ++i) zero_size |= s.shape[i] == 0;
   if (zero_size && !(p.features & DLC_FEATURE_ZERO_SIZE)) return false;
   if (s.misalign != 0 && !(p.features & DLC_FEATURE_MISALIGNED)) return false;
+  // A first element off its own size (a byte_offset that is no multiple of a whole-byte element,
+  // as fuzzed tensors have) is misaligned data as well (LAY-9): a consumer may refuse it.
+  const uint64_t element = (uint64_t{s.dtype.bits} * s.dtype.lanes + 7) / 8;
+  if (s.dtype.bits >= 8 && element > 1 && s.byte_offset % element != 0 &&
+      !(p.features & DLC_FEATURE_MISALIGNED)) {
+    return false;
+  }
   return true;
 }
 

@@ -71,6 +71,18 @@ TEST_CASE("profile: what a profile admits", "[unit]") {
   CHECK(dlc::consumer_supports(writer, tensor("f32_8x8")));
   CHECK_FALSE(dlc::consumer_supports(d, tensor("f32_8x8_unknown_flag_bit")));  // FLAG-4
   CHECK_FALSE(dlc::consumer_supports(d, tensor("f32_8x8_misaligned_data")));
+  {
+    // A byte_offset that is no multiple of the element size misaligns the first element too.
+    dlc::TensorCase odd = tensor("f32_8x8");
+    odd.spec.byte_offset = 6;
+    CHECK_FALSE(dlc::consumer_supports(d, odd));
+    odd.spec.byte_offset = 8;
+    CHECK(dlc::consumer_supports(d, odd));
+    dlc::Profile takes_misaligned = d;
+    takes_misaligned.features |= DLC_FEATURE_MISALIGNED;
+    odd.spec.byte_offset = 6;
+    CHECK(dlc::consumer_supports(takes_misaligned, odd));
+  }
   CHECK_FALSE(dlc::consumer_supports(d, tensor("device_cuda")));
   // A producer is asked for a tensor only if it can make it.
   CHECK_FALSE(dlc::producer_can_make(d, tensor("f32_8x8_copy_true")));     // no copy feature
