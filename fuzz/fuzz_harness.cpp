@@ -875,6 +875,23 @@ dlc::Rule known_bug_of(const dlc::LoadedPlugin& consumer, const Built& built) {
     dlc::ScopedPhase phase("validate()", "reference-validator", dlc::Party::harness);
     dlc::validate(built.handoff, options, &verdict);
   }
+  // $DLCONFORM_SAY_RULES: the rules the input breaks and the edge cases it exercises, for
+  // tools/fuzz-campaign, which makes the first of them known to a campaign after a new crash.
+  static const bool say_rules = std::getenv("DLCONFORM_SAY_RULES") != nullptr;
+  if (say_rules && g_input != nullptr) {
+    std::string line = "dlconform fuzz: input rules: breaks";
+    for (int i = 0; i < verdict.count; ++i) {
+      if (verdict.violations[i].severity() == dlc::Severity::must) {
+        line += std::string(" ") + dlc::id_of(verdict.violations[i].rule);
+      }
+    }
+    dlc::Rule edges[5];
+    const int n = valid_edges(*g_input, edges);
+    line += "; exercises";
+    for (int i = 0; i < n; ++i) line += std::string(" ") + dlc::id_of(edges[i]);
+    line += "\n";
+    write_stderr(line.c_str());
+  }
   // An invalid tensor: any of its MUST violations that the importer is known to accept (one it
   // also has would surface mixed with the known bug's effects). The replayed finding's own rule
   // never counts, so that its replay reaches the importer in this process.

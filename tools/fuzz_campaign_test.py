@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""tools/fuzz-campaign's readers: the known-bug counts the fuzz targets append at exit
+($DLCONFORM_FUZZ_STATS), summed over processes; and the previous campaign on an importer in the
+report, in the table layout before and after the single-process column.
+
+  fuzz_campaign_test.py"""
+import importlib.machinery
+import importlib.util
+import os
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+loader = importlib.machinery.SourceFileLoader("fuzz_campaign", os.path.join(HERE, "fuzz-campaign"))
+spec = importlib.util.spec_from_loader("fuzz_campaign", loader)
+campaign = importlib.util.module_from_spec(spec)
+loader.exec_module(campaign)
+
+OLD_SECTION = """
+## tvm-ffi@v1.3 (Apache TVM FFI's C API)
+
+`tools/fuzz-campaign tvm-ffi 30` on 2 cores: import_versioned_fuzzer.
+
+| target | CPU-minutes | executions | exec/s | coverage (edges) | features | corpus | crash files |
+|---|--:|--:|--:|--:|--:|--:|--:|
+| import_versioned_fuzzer | 7.5 | 8631 | 38 | 3447 | 3782 | 259 | 31 |
+
+| finding | rule | where | target | crash files | reproducer | judgement |
+|---|---|---|---|--:|---|---|
+| accepted-invalid: expected a refusal | LAY-1 | - | differential_fuzzer | 280 | x.bin | real |
+| sanitizer-report: a sanitizer stopped it | - | - | import_versioned_fuzzer | 18 | y.bin | real |
+"""
+NEW_SECTION = """
+## tvm-ffi@v1.3 (Apache TVM FFI's C API)
+
+| target | CPU-minutes | executions | exec/s | exec/s, one process | ratio | processes started | coverage (edges) | features | corpus | crash files | known-bug inputs: in a child (stopped) | left out |
+|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|
+| import_versioned_fuzzer | 3.0 | 5000000 | 27000 | 30000 | 0.90 | 2 | 900 | 2500 | 300 | 0 | 100 (40) | 1000 |
+
+No finding.
+"""
+failures = 0
+
+
+def check(what, got, want):
+    global failures
+    if got != want:
+        failures += 1
+        print(f"FAIL {what}: expected {want!r} but found {got!r}")
+
+
+with tempfile.TemporaryDirectory() as work:
+    stats = os.path.join(work, "stats.txt")
+    with open(stats, "w") as out:
+        out.write("inputs=10 children=2 stopped=1 left_out=3 known=LAY-8:4,LAY-1:1,\n")
+        out.write("inputs=5 children=0 stopped=0 left_out=2 known=LAY-8:2,\n")
+    totals, seen = campaign.known_counts(stats)
+    check("summed counts", dict(totals), {"inputs": 15, "children": 2, "stopped": 1, "left_out": 5})
+    check("known rules met", dict(seen), {"LAY-8": 6, "LAY-1": 1})
+    check("no file", campaign.known_counts(os.path.join(work, "none"))[0].total(), 0)
+
+    report = os.path.join(work, "report.md")
+    with open(report, "w") as out:
+        out.write("# Fuzzing campaigns\n" + OLD_SECTION)
+    before = campaign.previous_campaign(report, "tvm-ffi@v1.3")
+    check("old layout: executions", before["targets"]["import_versioned_fuzzer"]["executions"], "8631")
+    check("old layout: edges", before["targets"]["import_versioned_fuzzer"]["coverage (edges)"],
+          "3447")
+    check("old layout: findings", before["findings"], [("accepted-invalid", "LAY-1"),
+                                                       ("sanitizer-report", "")])
+    check("another importer", campaign.previous_campaign(report, "nanobind-ndarray@v1.1"), None)
+    with open(report, "a") as out:
+        out.write(NEW_SECTION)
+    after = campaign.previous_campaign(report, "tvm-ffi@v1.3")  # the last section wins
+    check("new layout: executions", after["targets"]["import_versioned_fuzzer"]["executions"],
+          "5000000")
+    check("new layout: findings", after["findings"], [])
+
+print(f"ok: fuzz-campaign readers, {failures} failures" if not failures else
+      f"{failures} failures")
+sys.exit(1 if failures else 0)
