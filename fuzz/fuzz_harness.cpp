@@ -892,6 +892,11 @@ dlc::Rule known_bug_of(const dlc::LoadedPlugin& consumer, const Built& built) {
     line += "\n";
     write_stderr(line.c_str());
   }
+  // A legacy struct to a consumer of DLPack 1.0+ that is known to refuse one (VER-4, Arrow).
+  if (dlc::abi::struct_kind_of_name(built.handoff.name) == dlc::abi::StructKind::legacy &&
+      consumer.table->dlpack_version.major >= 1 && is_known(dlc::Rule::VER_4)) {
+    return dlc::Rule::VER_4;
+  }
   // An invalid tensor: any of its MUST violations that the importer is known to accept (one it
   // also has would surface mixed with the known bug's effects). The replayed finding's own rule
   // never counts, so that its replay reaches the importer in this process.
