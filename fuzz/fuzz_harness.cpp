@@ -581,10 +581,18 @@ DLC_NO_COVERAGE Built build_tensor(const TensorInput& in, bool versioned,
       b.skipped = true;
       return b;
     }
+    // The lowest element sits at the start of the storage, the highest ends at the guard page.
+    // A lowest offset whose byte count overflows int64 (strides that wrap) cannot be backed.
+    int64_t lowest_bytes = 0;
+    if (__builtin_mul_overflow(g.min_offset, static_cast<int64_t>(g.element_bytes),
+                               &lowest_bytes) ||
+        lowest_bytes < -static_cast<int64_t>(kMaxBackedBytes) || lowest_bytes > 0) {
+      b.skipped = true;
+      return b;
+    }
     data_block = static_cast<uint8_t*>(keep(arena.alloc(bytes, 1, DLC_ALLOC_DATA)));
     if (fill && data_block != nullptr) std::memcpy(data_block, fill_pattern(), bytes);
-    // The lowest element sits at the start of the storage, the highest ends at the guard page.
-    data = data_block + in.misalign - g.min_offset * static_cast<int64_t>(g.element_bytes);
+    data = data_block + in.misalign - lowest_bytes;
     b.data_backed = true;
     if (fill) {
       LastFill& f = g_last_fill;
@@ -750,6 +758,9 @@ int valid_edges(const TensorInput& in, dlc::Rule* out) {
   if (zero_size) out[n++] = dlc::Rule::LAY_7;
   if (nonpositive_stride && !(in.layout & kStridesNull)) out[n++] = dlc::Rule::LAY_8;
   if (in.misalign != 0) out[n++] = dlc::Rule::LAY_9;
+  // Device memory the host must not read (DEV-3): MXNet's CPU build imports a CUDA tensor, then
+  // aborts when it frees it.
+  if (in.device.device_type != 1) out[n++] = dlc::Rule::DEV_3;
   return n;
 }
 
@@ -885,7 +896,7 @@ dlc::Rule known_bug_of(const dlc::LoadedPlugin& consumer, const Built& built) {
         line += std::string(" ") + dlc::id_of(verdict.violations[i].rule);
       }
     }
-    dlc::Rule edges[5];
+    dlc::Rule edges[6];
     const int n = valid_edges(*g_input, edges);
     line += "; exercises";
     for (int i = 0; i < n; ++i) line += std::string(" ") + dlc::id_of(edges[i]);
@@ -910,7 +921,7 @@ dlc::Rule known_bug_of(const dlc::LoadedPlugin& consumer, const Built& built) {
   }
   if (invalid || g_input == nullptr) return dlc::Rule::none;
   // A valid one: a known bug on a valid edge case it exercises; never on plain layouts.
-  dlc::Rule edges[5];
+  dlc::Rule edges[6];
   const int n = valid_edges(*g_input, edges);
   for (int i = 0; i < n; ++i) {
     if (g_known_except == dlc::id_of(edges[i])) return dlc::Rule::none;
