@@ -2,6 +2,8 @@
 // TensorInput and the judge's checks after a consumer ran. See fuzz_harness.hpp.
 #include "fuzz_harness.hpp"
 
+#include "known_bugs.hpp"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -44,33 +46,11 @@ extern "C" size_t LLVMFuzzerMutate(uint8_t* data, size_t size, size_t max_size)
 namespace dlc_fuzz {
 
 dlc::PartyRef g_under_test;
-dlc::Suppressions g_known;            // $DLCONFORM_KNOWN: the importer's known bugs
-uint64_t g_known_seen[64] = {};       // how often each rule's known finding came up
-std::string g_known_except;           // $DLCONFORM_KNOWN_EXCEPT: the rule a replay must show
 
-// A known bug of the importer under test, said once per rule and process.
-void say_known_once(dlc::Rule rule, const char* lead, const char* words) {
-  if (g_known_seen[static_cast<size_t>(rule) % 64]++ == 0) {
-    std::fprintf(stderr, "dlconform fuzz: known %s of %s@%s, going on: %s%s\n", dlc::id_of(rule),
-                 g_under_test.name.c_str(), g_under_test.header.c_str(), lead, words);
-  }
-}
-
+const dlc::PartyRef& under_test() { return g_under_test; }
 void announce_under_test(const char* role, const dlc::LoadedPlugin& plugin) {
   g_under_test = {plugin.name(), plugin.header()};
-  if (const char* known = std::getenv("DLCONFORM_KNOWN"); known != nullptr && *known != '\0') {
-    std::string error;
-    if (!dlc::load_suppressions(known, &g_known, &error)) {
-      std::fprintf(stderr, "dlconform fuzz: cannot start: DLCONFORM_KNOWN: %s\n", error.c_str());
-      std::exit(1);
-    }
-    // The replay of a filed finding: every known bug but the one it shows.
-    if (const char* except = std::getenv("DLCONFORM_KNOWN_EXCEPT"); except != nullptr) {
-      g_known_except = except;
-      std::erase_if(g_known.entries,
-                    [&](const dlc::Suppression& s) { return s.rule == except; });
-    }
-  }
+  load_known_bugs();
   // Under libFuzzer only: a replay's errors stay one line each.
   if (LLVMFuzzerMutate == nullptr) return;
   std::fprintf(stderr, "dlconform fuzz: %s %s@%s: %s\n", role, plugin.name().c_str(),
@@ -88,12 +68,16 @@ dlc::Rule g_input_rule = dlc::Rule::none;
 char g_reproduce[1024] = "";
 const char* g_input_file = nullptr;
 
+}  // namespace
+
+const TensorInput* current_input() { return g_input; }
+void set_input_rule(dlc::Rule rule) { g_input_rule = rule; }
+
 void write_stderr(const char* text) {
   ssize_t ignored = write(STDERR_FILENO, text, std::strlen(text));
   (void)ignored;
 }
 
-// After the words of a finding: the input in one line and the command that replays it.
 void print_reproducer() {
   if (g_input != nullptr) {
     const std::string line = "dlconform fuzz: input: " + describe(*g_input, g_input_versioned) + "\n";
@@ -106,8 +90,7 @@ void print_reproducer() {
   write_stderr("\n");
 }
 
-// `signal`: "SIGABRT" and the like lead the words, as in the matrix's record of a crash.
-void print_finding(const dlc::Finding& f, const char* signal = nullptr) {
+void print_finding(const dlc::Finding& f, const char* signal) {
   char line[768];
   dlc::SafeText t(line, sizeof line);
   t.add("dlconform fuzz: ").add(dlc::name_of(f.cls));
@@ -118,59 +101,11 @@ void print_finding(const dlc::Finding& f, const char* signal = nullptr) {
   write_stderr(line);
 }
 
+namespace {
+
 // Set once the words of a finding are out (a signal judged, a sanitizer's report named): the
 // handlers chained to after them must not add a second, different finding.
 volatile sig_atomic_t g_finding_said = 0;
-
-// ---- Inputs with a known bug: run in a forked child, or left out, so that the bug cannot end
-// the fuzzing process (and a campaign's time does not go to restarting it).
-
-// In a child: the write end of the pipe its finding goes through, and the known rule that sent
-// the input there (the rule a crash or a sanitizer's report is then named under).
-int g_child_pipe = -1;
-dlc::Rule g_child_known_rule = dlc::Rule::none;
-constexpr int kChildFoundStatus = 86;  // the child's finding is in the pipe
-constexpr unsigned kChildSeconds = 5;  // below libFuzzer's -timeout, so the parent never times out
-
-// A child's finding, whole in one write (below PIPE_BUF, so it is atomic).
-struct ChildFinding {
-  dlc::FindingClass cls;
-  dlc::Rule rule;
-  char words[sizeof(dlc::Finding::words)];
-};
-static_assert(sizeof(ChildFinding) <= PIPE_BUF);
-
-// In a child: hand the finding to the parent, which judges it, and end here, before libFuzzer's
-// crash file or a sanitizer's exit can follow.
-[[noreturn]] void child_stop(const dlc::Finding& f) {
-  ChildFinding out{};
-  out.cls = f.cls;
-  out.rule = f.rule;
-  std::memcpy(out.words, f.words, sizeof out.words);
-  ssize_t ignored = write(g_child_pipe, &out, sizeof out);
-  (void)ignored;
-  _exit(kChildFoundStatus);
-}
-
-// What became of the inputs with a known bug, printed at exit and added to
-// $DLCONFORM_FUZZ_STATS (tools/fuzz-campaign sums them over a campaign's processes).
-struct KnownCounts {
-  uint64_t inputs = 0;            // every input this process was given
-  uint64_t children = 0;          // known-bug inputs run in a forked child
-  uint64_t children_stopped = 0;  // ... whose child a known bug stopped (a crash, a sanitizer)
-  uint64_t left_out = 0;          // known-bug inputs not handed to the importer at all
-} g_counts;
-// $DLCONFORM_KNOWN_CHILDREN: the most of the time children may take; by default a tenth under
-// libFuzzer, and no limit in a replay, where each input matters.
-double g_child_share = 0.1;
-uint64_t g_child_ns = 0;
-uint64_t g_first_input_ns = 0;
-
-uint64_t now_ns() {
-  timespec t{};
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return static_cast<uint64_t>(t.tv_sec) * 1000000000u + static_cast<uint64_t>(t.tv_nsec);
-}
 
 dlc::FaultFacts fault_facts(const dlc::SignalFacts& signal) {
   dlc::FaultFacts facts;
@@ -198,7 +133,7 @@ bool judged_shadow_guard() {
   signal.is_write = __asan_get_report_access_type() != 0;
   dlc::Finding f;
   dlc::judge_fault(fault_facts(signal), &f);
-  if (g_child_pipe >= 0) child_stop(f);
+  if (in_child()) child_stop(f);
   print_finding(f);
   print_reproducer();
   return true;
@@ -207,12 +142,13 @@ bool judged_shadow_guard() {
 #endif
 }
 
-// A sanitizer found it (ASan, UBSan with halt_on_error): say where we were, after its report.
+}  // namespace
+
 void on_sanitizer_death() {
-  if (g_child_pipe >= 0) {
+  if (in_child()) {
     judged_shadow_guard();  // stops the child when it was a guard
     dlc::Finding f;
-    f.set(dlc::FindingClass::sanitizer_report, g_child_known_rule)
+    f.set(dlc::FindingClass::sanitizer_report, child_known_rule())
         .add("a sanitizer stopped the process in ").add(dlc::g_phase.where).add(" of ")
         .add(dlc::g_phase.plugin);
     child_stop(f);
@@ -227,6 +163,8 @@ void on_sanitizer_death() {
   write_stderr(" (report above)\n");
   print_reproducer();
 }
+
+namespace {
 
 [[maybe_unused]] void on_asan_report(const char*) { on_sanitizer_death(); }
 
@@ -269,7 +207,7 @@ auto legacy_deleter() {
 void on_fault(int sig, siginfo_t* info, void* context) {
   dlc::Finding f;
   dlc::judge_fault(fault_facts(dlc::decode_signal(sig, info, context)), &f);
-  if (g_child_pipe >= 0) child_stop(f);
+  if (in_child()) child_stop(f);
   g_finding_said = 1;
   print_finding(f);
   print_reproducer();
@@ -290,7 +228,7 @@ bool sanitizer_reported() {
 // plugin's code runs; the harness's own abort (die(), after its words) and a sanitizer's go
 // straight to the handler before ours.
 void on_abort(int sig, siginfo_t* info, void* context) {
-  if (g_child_pipe >= 0) {
+  if (in_child()) {
     dlc::Finding f;
     dlc::judge_fault(fault_facts(dlc::decode_signal(sig, info, context)), &f);
     child_stop(f);
@@ -513,12 +451,11 @@ void set_current_input(const TensorInput* in, bool versioned) {
 }
 
 void die(const dlc::Finding& finding) {
-  if (finding.rule != dlc::Rule::none && !g_known.entries.empty() &&
-      dlc::find_suppression(g_known, dlc::id_of(finding.rule), g_under_test) != nullptr) {
+  if (is_known(finding.rule)) {
     say_known_once(finding.rule, "", finding.words);  // then the fuzzer looks for others
     return;
   }
-  if (g_child_pipe >= 0) child_stop(finding);
+  if (in_child()) child_stop(finding);
   print_finding(finding);
   print_reproducer();
   std::abort();
@@ -733,274 +670,6 @@ bool inside_profile(const dlc::Profile& consumer, const TensorInput& in, bool ve
   if (versioned && (in.flags & dlc::abi::kFlagReadOnly)) s.options |= DLC_SPEC_READ_ONLY;
   s.extra_flags = versioned ? in.flags & ~dlc::abi::kKnownFlags : 0;
   return dlc::consumer_supports(consumer, t);
-}
-
-namespace {
-
-// A known bug of the importer under test with this rule, unless it is the one a replay shows.
-bool is_known(dlc::Rule rule) {
-  return rule != dlc::Rule::none && g_known_except != dlc::id_of(rule) &&
-         dlc::find_suppression(g_known, dlc::id_of(rule), g_under_test) != nullptr;
-}
-
-// The valid edge cases `in` exercises, each a rule a known bug may name, whatever else the input
-// has: a padded flag does not hide the negative stride that aborts torch.
-int valid_edges(const TensorInput& in, dlc::Rule* out) {
-  int n = 0;
-  const int64_t dims = std::min<int64_t>(std::max<int64_t>(in.ndim, 0), kExplicitDims);
-  bool zero_size = false, nonpositive_stride = false;
-  for (int64_t i = 0; i < dims; ++i) {
-    zero_size = zero_size || in.extent(i) == 0;
-    nonpositive_stride = nonpositive_stride || (in.extent(i) > 1 && in.stride(i) <= 0);
-  }
-  if (in.layout & kStridesNull) out[n++] = dlc::Rule::LAY_5;
-  if (in.ndim == 0) out[n++] = dlc::Rule::LAY_6;
-  if (zero_size) out[n++] = dlc::Rule::LAY_7;
-  if (nonpositive_stride && !(in.layout & kStridesNull)) out[n++] = dlc::Rule::LAY_8;
-  if (in.misalign != 0) out[n++] = dlc::Rule::LAY_9;
-  // Device memory the host must not read (DEV-3): MXNet's CPU build imports a CUDA tensor, then
-  // aborts when it frees it.
-  if (in.device.device_type != 1) out[n++] = dlc::Rule::DEV_3;
-  return n;
-}
-
-void print_known_counts() {
-  const KnownCounts& c = g_counts;
-  if (c.children + c.left_out == 0 && g_known.entries.empty()) return;
-  char line[400];
-  std::snprintf(line, sizeof line,
-                "dlconform fuzz: inputs with a known bug of %s@%s: %llu of %llu; %llu run in a "
-                "child (%llu stopped there by the known bug), %llu left out\n",
-                g_under_test.name.c_str(), g_under_test.header.c_str(),
-                static_cast<unsigned long long>(c.children + c.left_out),
-                static_cast<unsigned long long>(c.inputs),
-                static_cast<unsigned long long>(c.children),
-                static_cast<unsigned long long>(c.children_stopped),
-                static_cast<unsigned long long>(c.left_out));
-  write_stderr(line);
-  if (const char* path = std::getenv("DLCONFORM_FUZZ_STATS"); path != nullptr && *path != '\0') {
-    const int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0) return;
-    // "inputs=N children=N stopped=N left_out=N known=LAY-8:12,LAY-1:3": the known bugs met.
-    std::string stats = "inputs=" + std::to_string(c.inputs) +
-                        " children=" + std::to_string(c.children) +
-                        " stopped=" + std::to_string(c.children_stopped) +
-                        " left_out=" + std::to_string(c.left_out) + " known=";
-    for (const dlc::RuleInfo& rule : dlc::all_rules()) {
-      if (const uint64_t seen = g_known_seen[static_cast<size_t>(rule.rule) % 64]; seen != 0) {
-        stats += std::string(rule.id) + ":" + std::to_string(seen) + ",";
-      }
-    }
-    stats += "\n";
-    ssize_t ignored = write(fd, stats.data(), stats.size());  // one O_APPEND write: whole lines
-    (void)ignored;
-    close(fd);
-  }
-}
-
-}  // namespace
-
-void count_input() {
-  if (g_counts.inputs++ != 0) return;
-  g_first_input_ns = now_ns();
-  g_child_share = LLVMFuzzerMutate != nullptr ? 0.1 : 1.0;
-  if (const char* share = std::getenv("DLCONFORM_KNOWN_CHILDREN")) {
-    char* end = nullptr;
-    const double value = std::strtod(share, &end);
-    if (end == share || *end != '\0' || !(value >= 0 && value <= 1)) {
-      std::fprintf(stderr,
-                   "dlconform fuzz: cannot start: DLCONFORM_KNOWN_CHILDREN: expected a share of "
-                   "the time from 0 to 1 but found %s\n", share);
-      std::exit(1);
-    }
-    g_child_share = value;
-  }
-  std::atexit(print_known_counts);
-}
-
-namespace {
-
-// Whether the next input with a known bug goes to a child: while children have taken less than
-// their share of the time.
-bool child_has_time() {
-  if (g_child_share >= 1) return true;
-  if (g_child_share <= 0) return false;
-  const double elapsed = static_cast<double>(now_ns() - g_first_input_ns);
-  return static_cast<double>(g_child_ns) < g_child_share * elapsed;
-}
-
-// In the child: its findings go to the parent, its own words nowhere (a sanitizer's report on
-// a known bug would fill a campaign's log), a hang ends it, and the sanitizers' death callback is
-// ours rather than libFuzzer's (which would write a crash file).
-void become_child(int pipe_fd, dlc::Rule known) {
-  g_child_pipe = pipe_fd;
-  g_child_known_rule = known;
-  g_input_rule = known;  // a crash is named under the known rule
-  if (LLVMFuzzerMutate != nullptr) {
-    const int null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
-    if (null_fd >= 0) dup2(null_fd, STDERR_FILENO);
-  }
-  signal(SIGALRM, SIG_DFL);
-  alarm(kChildSeconds);
-#if DLC_HAS_SANITIZER
-  __sanitizer_set_death_callback(on_sanitizer_death);
-#endif
-}
-
-// Reads the child's finding; false when it sent none (it ran through, or died without words).
-bool read_child_finding(int fd, dlc::Finding* f) {
-  ChildFinding in{};
-  size_t got = 0;
-  while (got < sizeof in) {
-    const ssize_t n = read(fd, reinterpret_cast<char*>(&in) + got, sizeof in - got);
-    if (n > 0) {
-      got += static_cast<size_t>(n);
-    } else if (n < 0 && errno == EINTR) {
-      continue;
-    } else {
-      break;
-    }
-  }
-  if (got != sizeof in) return false;
-  f->cls = in.cls;
-  f->rule = in.rule;
-  std::memcpy(f->words, in.words, sizeof f->words);
-  f->words[sizeof f->words - 1] = '\0';
-  return true;
-}
-
-}  // namespace
-
-dlc::Rule known_bug_of(const dlc::LoadedPlugin& consumer, const Built& built) {
-  if (g_known.entries.empty() || consumer.name() != g_under_test.name) return dlc::Rule::none;
-  dlc::ValidateOptions options;
-  options.consumer_version = consumer.table->dlpack_version;
-  // A versioned struct is built, and read, as 1.x code reads it, whatever a 0.x consumer's own
-  // version says (its major 0 would make a struct of major 0 look like its own).
-  if (dlc::abi::struct_kind_of_name(built.handoff.name) == dlc::abi::StructKind::versioned &&
-      options.consumer_version.major < 1) {
-    options.consumer_version = {1, 0};
-  }
-  dlc::ValidateResult verdict;
-  {
-    dlc::ScopedPhase phase("validate()", "reference-validator", dlc::Party::harness);
-    dlc::validate(built.handoff, options, &verdict);
-  }
-  // $DLCONFORM_SAY_RULES: the rules the input breaks and the edge cases it exercises, for
-  // tools/fuzz-campaign, which makes the first of them known to a campaign after a new crash.
-  static const bool say_rules = std::getenv("DLCONFORM_SAY_RULES") != nullptr;
-  if (say_rules && g_input != nullptr) {
-    std::string line = "dlconform fuzz: input rules: breaks";
-    for (int i = 0; i < verdict.count; ++i) {
-      if (verdict.violations[i].severity() == dlc::Severity::must) {
-        line += std::string(" ") + dlc::id_of(verdict.violations[i].rule);
-      }
-    }
-    dlc::Rule edges[6];
-    const int n = valid_edges(*g_input, edges);
-    line += "; exercises";
-    for (int i = 0; i < n; ++i) line += std::string(" ") + dlc::id_of(edges[i]);
-    line += "\n";
-    write_stderr(line.c_str());
-  }
-  // A legacy struct to a consumer of DLPack 1.0+ that is known to refuse one (VER-4, Arrow).
-  if (dlc::abi::struct_kind_of_name(built.handoff.name) == dlc::abi::StructKind::legacy &&
-      consumer.table->dlpack_version.major >= 1 && is_known(dlc::Rule::VER_4)) {
-    return dlc::Rule::VER_4;
-  }
-  // An invalid tensor: any of its MUST violations that the importer is known to accept (one it
-  // also has would surface mixed with the known bug's effects). The replayed finding's own rule
-  // never counts, so that its replay reaches the importer in this process.
-  bool invalid = false;
-  for (int i = 0; i < verdict.count; ++i) {
-    const dlc::Violation& v = verdict.violations[i];
-    if (v.severity() != dlc::Severity::must) continue;
-    if (g_known_except == dlc::id_of(v.rule)) return dlc::Rule::none;
-    invalid = true;
-    if (is_known(v.rule)) return v.rule;
-  }
-  if (invalid || g_input == nullptr) return dlc::Rule::none;
-  // A valid one: a known bug on a valid edge case it exercises; never on plain layouts.
-  dlc::Rule edges[6];
-  const int n = valid_edges(*g_input, edges);
-  for (int i = 0; i < n; ++i) {
-    if (g_known_except == dlc::id_of(edges[i])) return dlc::Rule::none;
-  }
-  for (int i = 0; i < n; ++i) {
-    if (is_known(edges[i])) return edges[i];
-  }
-  return dlc::Rule::none;
-}
-
-void run_known(const dlc::LoadedPlugin& consumer, Built& built, dlc::Rule known) {
-  say_known_once(known, "", "inputs that have it run in a child, or are left out");
-  int fds[2] = {-1, -1};
-  if (!child_has_time() || pipe2(fds, O_CLOEXEC) != 0) {
-    ++g_counts.left_out;
-    return;
-  }
-  const uint64_t started = now_ns();
-  std::fflush(nullptr);  // nothing buffered is written twice
-  const pid_t pid = fork();
-  if (pid < 0) {
-    close(fds[0]);
-    close(fds[1]);
-    ++g_counts.left_out;
-    return;
-  }
-  if (pid == 0) {
-    close(fds[0]);
-    become_child(fds[1], known);
-    (void)run_consumer(consumer, built);
-    _exit(0);
-  }
-  close(fds[1]);
-  dlc::Finding f;
-  const bool said = read_child_finding(fds[0], &f);
-  close(fds[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  g_child_ns += now_ns() - started;
-  ++g_counts.children;
-  if (!said) {
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return;  // ran through
-    // Died without words (killed, or an exit of the importer's own): named as the matrix names
-    // a worker's death, under the known rule.
-    const bool timed_out = WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM;
-    dlc::judge_death(WIFSIGNALED(status) ? WTERMSIG(status) : 0,
-                     WIFEXITED(status) ? WEXITSTATUS(status) : 0, timed_out, kChildSeconds, "",
-                     known, &f);
-  }
-  if (is_known(f.rule)) {
-    ++g_counts.children_stopped;
-    return;
-  }
-  // A finding the known bug does not explain: this process stops on it, as if it ran here.
-  dlc::SafeText(f.words + std::strlen(f.words), sizeof f.words - std::strlen(f.words))
-      .add(" (in a child: the input also has the known bug ").add(dlc::id_of(known)).add(')');
-  print_finding(f);
-  print_reproducer();
-  std::abort();
-}
-
-void import_one(const dlc::LoadedPlugin& consumer, const uint8_t* data, size_t size,
-                bool versioned) {
-  install_fault_handler();
-  count_input();
-  const TensorInput in = decode(data, size);
-  set_current_input(&in, versioned);
-  const uint32_t own_major = std::max(consumer.table->dlpack_version.major, 1u);
-  Built built = build_tensor(in, versioned, versioned ? own_major : 0, true);
-  if (!built.skipped) {
-    const dlc::Rule known = known_bug_of(consumer, built);
-    if (known != dlc::Rule::none) {
-      run_known(consumer, built, known);
-    } else {
-      (void)run_consumer(consumer, built);
-    }
-  }
-  set_current_input(nullptr, versioned);
 }
 
 }  // namespace dlc_fuzz
