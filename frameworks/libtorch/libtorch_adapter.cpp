@@ -24,6 +24,24 @@ void set_error(char* err, size_t len, const std::string& what) {
 // The imported tensor, kept until release(): its storage's deleter is the producer's (LIFE-3).
 at::Tensor* g_imported = nullptr;
 
+// at::fromDLPack gets a proxy of the producer's struct whose deleter forwards to the producer's
+// and says so: libtorch 1.13 can call it while it throws (a device it cannot hold, such as
+// OpenCL, fails after the storage took the deleter), and then it is not ours to call again.
+// The proxy is freed when it forwards, so a read of it after that is ASan's use-after-free.
+struct Proxy {
+  DLManagedTensor tensor;
+  DLManagedTensor* producers;
+};
+bool g_proxy_released = false;
+
+void forward_deleter(DLManagedTensor* self) {
+  auto* proxy = reinterpret_cast<Proxy*>(self);
+  DLManagedTensor* producers = proxy->producers;
+  delete proxy;
+  g_proxy_released = true;
+  if (producers->deleter != nullptr) producers->deleter(producers);
+}
+
 int consume(void*, DLCHandoff* handoff, const DLCRequest*, DLCObservation* obs, char* err,
             size_t err_len) noexcept {
   if (handoff == nullptr || handoff->pointer == nullptr || handoff->name == nullptr ||
@@ -33,8 +51,12 @@ int consume(void*, DLCHandoff* handoff, const DLCRequest*, DLCObservation* obs, 
   }
   handoff->name = "used_dltensor";  // LIFE-1, as torch.from_dlpack does before converting
   auto* managed = static_cast<DLManagedTensor*>(handoff->pointer);
+  auto* proxy = new Proxy{*managed, managed};
+  proxy->tensor.manager_ctx = nullptr;
+  proxy->tensor.deleter = forward_deleter;
+  g_proxy_released = false;
   try {
-    at::Tensor t = at::fromDLPack(managed);
+    at::Tensor t = at::fromDLPack(&proxy->tensor);
     obs->struct_kind = DLC_STRUCT_LEGACY;
     obs->ndim = static_cast<int32_t>(t.dim());
     obs->device = {managed->dl_tensor.device.device_type, managed->dl_tensor.device.device_id};
@@ -63,11 +85,12 @@ int consume(void*, DLCHandoff* handoff, const DLCRequest*, DLCObservation* obs, 
     g_imported = new at::Tensor(std::move(t));
     return DLC_OK;
   } catch (const std::exception& e) {
-    // at::fromDLPack refused before it wrapped the struct: the deleter is still ours to call.
+    // at::fromDLPack refused: the deleter is ours to call (LIFE-3), unless libtorch's storage
+    // called it while the exception unwound.
     std::string what = e.what();
     what = what.substr(0, what.find('\n'));
     set_error(err, err_len, "at::fromDLPack refused: " + what);
-    if (managed->deleter != nullptr) managed->deleter(managed);
+    if (!g_proxy_released) forward_deleter(&proxy->tensor);
     return DLC_ERR_BUFFER;
   }
 }
