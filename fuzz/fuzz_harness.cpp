@@ -469,13 +469,28 @@ dlc::Rule rule_exercised(const TensorInput& in) {
   for (int64_t i = 0; i < dims; ++i) {
     if (in.extent(i) == 0) return dlc::Rule::LAY_7;
   }
-  for (int64_t i = 0; i < dims; ++i) {
-    if (in.extent(i) > 1 && in.stride(i) <= 0) return dlc::Rule::LAY_8;
-  }
+  if (has_edge_stride(in)) return dlc::Rule::LAY_8;
   if (in.misalign != 0) return dlc::Rule::LAY_9;
   if (in.byte_offset != 0) return dlc::Rule::LAY_4;
   if (in.dtype.code != 2 || in.dtype.bits != 32 || in.dtype.lanes != 1) return dlc::Rule::DT_1;
   return dlc::Rule::LAY_1;
+}
+
+bool has_edge_stride(const TensorInput& in) {
+  const int64_t dims = std::min<int64_t>(std::max<int64_t>(in.ndim, 0), kExplicitDims);
+  uint64_t elements = 1;
+  for (int64_t i = 0; i < dims; ++i) {
+    const uint64_t extent = in.extent(i) > 0 ? static_cast<uint64_t>(in.extent(i)) : 0;
+    elements = extent != 0 && elements > UINT64_MAX / extent ? UINT64_MAX : elements * extent;
+  }
+  elements = std::max<uint64_t>(elements, 1);  // a zero-size tensor is LAY-7's edge, not this
+  for (int64_t i = 0; i < dims; ++i) {
+    const int64_t extent = in.extent(i);
+    const int64_t stride = in.stride(i);
+    if (extent > 1 && stride <= 0) return true;
+    if (extent == 1 && (stride <= 0 || static_cast<uint64_t>(stride) > elements)) return true;
+  }
+  return false;
 }
 
 DLC_NO_COVERAGE Built build_tensor(const TensorInput& in, bool versioned,

@@ -66,6 +66,11 @@ void die(const dlc::Finding& finding);
 // tensor): the same rule the matrix's catalogue gives a tensor of that shape.
 dlc::Rule rule_exercised(const TensorInput& in);
 
+// Whether the input's strides are LAY-8's edge case: 0 or less on an extent above 1 (broadcast,
+// reversed), or, on an extent-1 dimension, where any stride is valid, one that no compact layout
+// gives (0 or less, or past the element count).
+bool has_edge_stride(const TensorInput& in);
+
 // A TensorInput laid out in exact-size guarded blocks.
 struct Built {
   bool skipped = false;  // valid, but too large to back with memory within a fuzzing budget

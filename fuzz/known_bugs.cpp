@@ -132,15 +132,12 @@ namespace {
 int valid_edges(const TensorInput& in, dlc::Rule* out) {
   int n = 0;
   const int64_t dims = std::min<int64_t>(std::max<int64_t>(in.ndim, 0), kExplicitDims);
-  bool zero_size = false, nonpositive_stride = false;
-  for (int64_t i = 0; i < dims; ++i) {
-    zero_size = zero_size || in.extent(i) == 0;
-    nonpositive_stride = nonpositive_stride || (in.extent(i) > 1 && in.stride(i) <= 0);
-  }
+  bool zero_size = false;
+  for (int64_t i = 0; i < dims; ++i) zero_size = zero_size || in.extent(i) == 0;
   if (in.layout & kStridesNull) out[n++] = dlc::Rule::LAY_5;
   if (in.ndim == 0) out[n++] = dlc::Rule::LAY_6;
   if (zero_size) out[n++] = dlc::Rule::LAY_7;
-  if (nonpositive_stride && !(in.layout & kStridesNull)) out[n++] = dlc::Rule::LAY_8;
+  if (!(in.layout & kStridesNull) && has_edge_stride(in)) out[n++] = dlc::Rule::LAY_8;
   if (in.misalign != 0) out[n++] = dlc::Rule::LAY_9;
   // Device memory the host must not read (DEV-3): MXNet's CPU build imports a CUDA tensor, then
   // aborts when it frees it.

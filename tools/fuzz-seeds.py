@@ -85,6 +85,8 @@ SEEDS = {
     # stride whose reach overflows
     "bytes_overflow_int64": record(shape=(INT64_MAX, 1)),
     "huge_stride": record(shape=(2, 2), strides=(INT64_MAX, 1)),
+    # an extent-1 dimension may carry any stride (LAY-8): Arrow overflows on this one
+    "extent_one_huge_stride": record(shape=(2, 1), strides=(1, INT64_MAX)),
 }
 
 

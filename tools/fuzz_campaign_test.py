@@ -38,6 +38,12 @@ NEW_SECTION = """
 |---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|
 | import_versioned_fuzzer | 3.0 | 5000000 | 27000 | 30000 | 0.90 | 2 | 900 | 2500 | 300 | 0 | 100 (40) | 1000 |
 
+Against the previous campaign on tvm-ffi@v1.3 in this report:
+
+| target | executions, then | now | coverage (edges), then | then, replayed now | now |
+|---|--:|--:|--:|--:|--:|
+| import_versioned_fuzzer | 8631 | 5000000 | 3447 | not kept | 900 |
+
 No finding.
 """
 failures = 0
@@ -76,6 +82,8 @@ with tempfile.TemporaryDirectory() as work:
     check("new layout: executions", after["targets"]["import_versioned_fuzzer"]["executions"],
           "5000000")
     check("new layout: findings", after["findings"], [])
+    check("new layout: the then/now table is not this run's",
+          after["targets"]["import_versioned_fuzzer"]["coverage (edges)"], "900")
 
 print(f"ok: fuzz-campaign readers, {failures} failures" if not failures else
       f"{failures} failures")
