@@ -477,18 +477,19 @@ dlc::Rule rule_exercised(const TensorInput& in) {
 }
 
 bool has_edge_stride(const TensorInput& in) {
+  if (in.layout & kStridesNull) return false;
+  const bool shape_given = !(in.layout & kShapeNull);  // with none, no extent-1 dimension to judge
   const int64_t dims = std::min<int64_t>(std::max<int64_t>(in.ndim, 0), kExplicitDims);
-  uint64_t elements = 1;
-  for (int64_t i = 0; i < dims; ++i) {
-    const uint64_t extent = in.extent(i) > 0 ? static_cast<uint64_t>(in.extent(i)) : 0;
-    elements = extent != 0 && elements > UINT64_MAX / extent ? UINT64_MAX : elements * extent;
-  }
-  elements = std::max<uint64_t>(elements, 1);  // a zero-size tensor is LAY-7's edge, not this
-  for (int64_t i = 0; i < dims; ++i) {
+  uint64_t compact = 1;  // the row-major compact stride of dimension i, from the last
+  for (int64_t i = dims - 1; i >= 0; --i) {
     const int64_t extent = in.extent(i);
     const int64_t stride = in.stride(i);
     if (extent > 1 && stride <= 0) return true;
-    if (extent == 1 && (stride <= 0 || static_cast<uint64_t>(stride) > elements)) return true;
+    if (shape_given && extent == 1 && (stride <= 0 || static_cast<uint64_t>(stride) != compact)) {
+      return true;
+    }
+    const uint64_t factor = extent > 1 ? static_cast<uint64_t>(extent) : 1;
+    compact = compact > UINT64_MAX / factor ? UINT64_MAX : compact * factor;
   }
   return false;
 }

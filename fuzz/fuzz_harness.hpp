@@ -67,8 +67,8 @@ void die(const dlc::Finding& finding);
 dlc::Rule rule_exercised(const TensorInput& in);
 
 // Whether the input's strides are LAY-8's edge case: 0 or less on an extent above 1 (broadcast,
-// reversed), or, on an extent-1 dimension, where any stride is valid, one that no compact layout
-// gives (0 or less, or past the element count).
+// reversed), or, on an extent-1 dimension, where any stride is valid, one other than the
+// row-major compact stride (MXNet and Arrow refuse those).
 bool has_edge_stride(const TensorInput& in);
 
 // A TensorInput laid out in exact-size guarded blocks.

@@ -137,7 +137,7 @@ int valid_edges(const TensorInput& in, dlc::Rule* out) {
   if (in.layout & kStridesNull) out[n++] = dlc::Rule::LAY_5;
   if (in.ndim == 0) out[n++] = dlc::Rule::LAY_6;
   if (zero_size) out[n++] = dlc::Rule::LAY_7;
-  if (!(in.layout & kStridesNull) && has_edge_stride(in)) out[n++] = dlc::Rule::LAY_8;
+  if (has_edge_stride(in)) out[n++] = dlc::Rule::LAY_8;
   if (in.misalign != 0) out[n++] = dlc::Rule::LAY_9;
   // Device memory the host must not read (DEV-3): MXNet's CPU build imports a CUDA tensor, then
   // aborts when it frees it.
