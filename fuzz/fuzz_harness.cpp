@@ -228,14 +228,11 @@ bool sanitizer_reported() {
 // plugin's code runs; the harness's own abort (die(), after its words) and a sanitizer's go
 // straight to the handler before ours.
 void on_abort(int sig, siginfo_t* info, void* context) {
-  if (in_child()) {
+  // In a child, every abort is named (and ends it there).
+  if (in_child() || (dlc::g_phase.party != dlc::Party::harness && !sanitizer_reported())) {
     dlc::Finding f;
     dlc::judge_fault(fault_facts(dlc::decode_signal(sig, info, context)), &f);
-    child_stop(f);
-  }
-  if (dlc::g_phase.party != dlc::Party::harness && !sanitizer_reported()) {
-    dlc::Finding f;
-    dlc::judge_fault(fault_facts(dlc::decode_signal(sig, info, context)), &f);
+    if (in_child()) child_stop(f);
     g_finding_said = 1;
     print_finding(f, dlc::signal_name(sig));
     print_reproducer();
@@ -461,21 +458,11 @@ void die(const dlc::Finding& finding) {
   std::abort();
 }
 
-dlc::Rule rule_exercised(const TensorInput& in) {
-  if (in.flags & dlc::abi::kFlagSubbytePadded) return dlc::Rule::FLAG_3;
-  if (in.layout & kStridesNull) return dlc::Rule::LAY_5;
-  if (in.ndim == 0) return dlc::Rule::LAY_6;
-  int64_t dims = std::min<int64_t>(in.ndim, kExplicitDims);
-  for (int64_t i = 0; i < dims; ++i) {
-    if (in.extent(i) == 0) return dlc::Rule::LAY_7;
-  }
-  if (has_edge_stride(in)) return dlc::Rule::LAY_8;
-  if (in.misalign != 0) return dlc::Rule::LAY_9;
-  if (in.byte_offset != 0) return dlc::Rule::LAY_4;
-  if (in.dtype.code != 2 || in.dtype.bits != 32 || in.dtype.lanes != 1) return dlc::Rule::DT_1;
-  return dlc::Rule::LAY_1;
-}
+namespace {
 
+// LAY-8's strides: 0 or less on an extent above 1 (broadcast, reversed), or, on an extent-1
+// dimension, where any stride is valid, one other than the row-major compact stride (MXNet and
+// Arrow refuse those).
 bool has_edge_stride(const TensorInput& in) {
   if (in.layout & kStridesNull) return false;
   const bool shape_given = !(in.layout & kShapeNull);  // with none, no extent-1 dimension to judge
@@ -492,6 +479,33 @@ bool has_edge_stride(const TensorInput& in) {
     compact = compact > UINT64_MAX / factor ? UINT64_MAX : compact * factor;
   }
   return false;
+}
+
+}  // namespace
+
+int valid_edges(const TensorInput& in, dlc::Rule* out) {
+  int n = 0;
+  const int64_t dims = std::min<int64_t>(std::max<int64_t>(in.ndim, 0), kExplicitDims);
+  bool zero_size = false;
+  for (int64_t i = 0; i < dims; ++i) zero_size = zero_size || in.extent(i) == 0;
+  if (in.layout & kStridesNull) out[n++] = dlc::Rule::LAY_5;
+  if (in.ndim == 0) out[n++] = dlc::Rule::LAY_6;
+  if (zero_size) out[n++] = dlc::Rule::LAY_7;
+  if (has_edge_stride(in)) out[n++] = dlc::Rule::LAY_8;
+  if (in.misalign != 0) out[n++] = dlc::Rule::LAY_9;
+  // Device memory the host must not read (DEV-3): MXNet's CPU build imports a CUDA tensor, then
+  // aborts when it frees it.
+  if (in.device.device_type != 1) out[n++] = dlc::Rule::DEV_3;
+  return n;
+}
+
+dlc::Rule rule_exercised(const TensorInput& in) {
+  if (in.flags & dlc::abi::kFlagSubbytePadded) return dlc::Rule::FLAG_3;
+  dlc::Rule edges[kMaxEdges];
+  if (valid_edges(in, edges) > 0 && edges[0] != dlc::Rule::DEV_3) return edges[0];
+  if (in.byte_offset != 0) return dlc::Rule::LAY_4;
+  if (in.dtype.code != 2 || in.dtype.bits != 32 || in.dtype.lanes != 1) return dlc::Rule::DT_1;
+  return dlc::Rule::LAY_1;
 }
 
 DLC_NO_COVERAGE Built build_tensor(const TensorInput& in, bool versioned,

@@ -66,10 +66,14 @@ void die(const dlc::Finding& finding);
 // tensor): the same rule the matrix's catalogue gives a tensor of that shape.
 dlc::Rule rule_exercised(const TensorInput& in);
 
-// Whether the input's strides are LAY-8's edge case: 0 or less on an extent above 1 (broadcast,
-// reversed), or, on an extent-1 dimension, where any stride is valid, one other than the
-// row-major compact stride (MXNet and Arrow refuse those).
-bool has_edge_stride(const TensorInput& in);
+// The valid edge cases the input exercises, each a rule a known bug may name, whatever else it
+// has (a padded flag does not hide the negative stride that aborts torch): NULL strides (LAY-5),
+// 0-d (LAY-6), zero-size (LAY-7), LAY-8's strides (0 or less on an extent above 1; on an
+// extent-1 dimension, any other than the row-major compact one), misalignment (LAY-9), device
+// memory (DEV-3), in that order; rule_exercised takes the first. Returns how many, at most
+// kMaxEdges.
+constexpr int kMaxEdges = 6;
+int valid_edges(const TensorInput& in, dlc::Rule* out);
 
 // A TensorInput laid out in exact-size guarded blocks.
 struct Built {

@@ -127,24 +127,6 @@ void child_stop(const dlc::Finding& f) {
 
 namespace {
 
-// The valid edge cases `in` exercises, each a rule a known bug may name, whatever else the input
-// has: a padded flag does not hide the negative stride that aborts torch.
-int valid_edges(const TensorInput& in, dlc::Rule* out) {
-  int n = 0;
-  const int64_t dims = std::min<int64_t>(std::max<int64_t>(in.ndim, 0), kExplicitDims);
-  bool zero_size = false;
-  for (int64_t i = 0; i < dims; ++i) zero_size = zero_size || in.extent(i) == 0;
-  if (in.layout & kStridesNull) out[n++] = dlc::Rule::LAY_5;
-  if (in.ndim == 0) out[n++] = dlc::Rule::LAY_6;
-  if (zero_size) out[n++] = dlc::Rule::LAY_7;
-  if (has_edge_stride(in)) out[n++] = dlc::Rule::LAY_8;
-  if (in.misalign != 0) out[n++] = dlc::Rule::LAY_9;
-  // Device memory the host must not read (DEV-3): MXNet's CPU build imports a CUDA tensor, then
-  // aborts when it frees it.
-  if (in.device.device_type != 1) out[n++] = dlc::Rule::DEV_3;
-  return n;
-}
-
 void print_known_counts() {
   const KnownCounts& c = g_counts;
   if (c.children + c.left_out == 0 && g_known.entries.empty()) return;
@@ -255,7 +237,7 @@ bool read_child_finding(int fd, dlc::Finding* f) {
 dlc::Rule known_bug_of(const dlc::LoadedPlugin& consumer, const Built& built) {
   if (g_known.entries.empty() || consumer.name() != under_test().name) return dlc::Rule::none;
   const dlc::abi::StructKind kind = dlc::abi::struct_kind_of_name(built.handoff.name);
-  dlc::Rule edges[6];
+  dlc::Rule edges[kMaxEdges];
   const int n = current_input() != nullptr ? valid_edges(*current_input(), edges) : 0;
   dlc::ValidateOptions options;
   options.consumer_version = consumer.table->dlpack_version;
