@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """tools/fuzz-campaign's readers: the known-bug counts the fuzz targets append at exit
 ($DLCONFORM_FUZZ_STATS), summed over processes; and the previous campaign on an importer in the
-report, in the table layout before and after the single-process column.
+report, in the table layout before and after the single-process column. Its writer: the end of
+a report section, whose tables must each end before the next paragraph.
 
   fuzz_campaign_test.py"""
 import importlib.machinery
@@ -84,6 +85,39 @@ with tempfile.TemporaryDirectory() as work:
     check("new layout: findings", after["findings"], [])
     check("new layout: the then/now table is not this run's",
           after["targets"]["import_versioned_fuzzer"]["coverage (edges)"], "900")
+
+
+
+def tables_end_in_a_blank_line(lines):
+    """The lines that Markdown would read as rows of the table above them: a paragraph line
+    right after a row, or a second table's header with no blank line between."""
+    text = "\n".join(lines).split("\n")
+    merged = [nxt for row, nxt in zip(text, text[1:]) if row.startswith("|")
+              and nxt.strip() and not nxt.startswith("|")]
+    return merged + [header for above, header, rule in zip(text, text[1:], text[2:])
+                     if above.startswith("|") and rule.startswith("|---")]
+
+
+# The section's tail: the then/now table, then "No finding." or the findings table.
+RESULTS = {"import_versioned_fuzzer": {"runs": 5000000, "cov": 900}}
+BEFORE_CLEAN = {"targets": {"import_versioned_fuzzer": {"executions": "8631",
+                                                         "coverage (edges)": "3447"}},
+                "findings": []}
+FINDINGS = {("accepted-invalid", "LAY-1", "", ""): {
+    "words": "expected a refusal", "target": "import_versioned_fuzzer", "count": 3,
+    "file": "corpus/x.bin", "judgement": "real"}}
+for what, before, findings in (("no finding then or now", BEFORE_CLEAN, {}),
+                               ("a finding now, none then", BEFORE_CLEAN, FINDINGS),
+                               ("a finding then and now", dict(BEFORE_CLEAN, findings=[
+                                   ("accepted-invalid", "LAY-1")]), FINDINGS),
+                               ("no previous campaign", None, FINDINGS)):
+    tail = campaign.report_tail("tvm-ffi@v1.3", before, RESULTS, {}, findings, {}, [])
+    check(f"report tail, {what}: lines read as table rows", tables_end_in_a_blank_line(tail), [])
+    check(f"report tail, {what}: the findings or none",
+          any("No finding." in line for line in tail), not findings)
+    if before:
+        check(f"report tail, {what}: the then/now row",
+              "| import_versioned_fuzzer | 8631 | 5000000 | 3447 | not kept | 900 |" in tail, True)
 
 print(f"ok: fuzz-campaign readers, {failures} failures" if not failures else
       f"{failures} failures")
