@@ -87,7 +87,6 @@ with tempfile.TemporaryDirectory() as work:
           after["targets"]["import_versioned_fuzzer"]["coverage (edges)"], "900")
 
 
-
 def tables_end_in_a_blank_line(lines):
     """The lines that Markdown would read as rows of the table above them: a paragraph line
     right after a row, or a second table's header with no blank line between."""
