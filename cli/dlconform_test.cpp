@@ -88,6 +88,37 @@ TEST_CASE("matrix: the built-in matrix runs every case as expected", "[matrix]")
   CHECK(count(report, "\"scenario\": \"raw\"") > 100);
 }
 
+TEST_CASE("matrix: CUDA cases without a CUDA device are skipped, counted apart, with the reason",
+          "[matrix]") {
+  if (env("CUDA_PLUGINS") == "0") {
+    DLC_SKIP("the CUDA mocks are not built (no nvcc, or -Dcuda=disabled): CUDA cases not tested");
+  }
+  const std::string json = temp_path("cuda.json");
+  const Run r = run("matrix --filter cuda --json " + json);
+  INFO(r.out);
+  CHECK(r.exit_code == 0);
+  const std::string report = slurp(json);
+  const size_t cases = count(report, "\"id\": ");
+  const size_t unavailable = count(report, "\"unavailable\": true");
+  CHECK(cases > 1000);  // every header, scenario and memory kind, and the planted CUDA bugs
+  CHECK(count(report, "\"scenario\": \"cuda\"") > 1000);
+  if (unavailable == 0) {  // a machine with a CUDA device: every case ran
+    CHECK(count(report, "\"as_expected\": false") == 0);
+    return;
+  }
+  // Here: every case with a CUDA party is skipped, says why (the runtime's own words after "no
+  // CUDA device"), and the summary counts these apart from the other skips.
+  CHECK(count(report, "\"detail\": \"no CUDA device: ") == unavailable);
+  CHECK(report.find("\"unavailable\": " + std::to_string(unavailable)) != std::string::npos);
+  CHECK(r.out.find("skipped here: " + std::to_string(unavailable) +
+                   " cases, a party cannot run on this machine: no CUDA device: ") !=
+        std::string::npos);
+  // Each planted CUDA bug is planned with its class, to be caught where a device is.
+  CHECK(count(report, "\"expected_class\": \"stream-not-synchronised\"") == 5);
+  CHECK(count(report, "\"expected_class\": \"wrong-free-function\"") == 1);
+  CHECK(count(report, "\"expected_class\": \"device-pointer-dereferenced\"") == 1);
+}
+
 TEST_CASE("matrix: the README's example adapter runs in the matrix", "[matrix]") {
   const Run r = run("matrix --no-builtin --plugin " + env("EXAMPLE_PLUGIN") + " --quiet");
   // A consumer alone has no producer to pair with: the filter finds nothing.
@@ -238,7 +269,7 @@ TEST_CASE("matrix: bad input gets one line and its own exit code", "[matrix]") {
       {"matrix --plugin " + env("NO_ENTRY_PLUGIN"), 1,
        "expected exported symbol dlconform_plugin_entry"},
       {"matrix --plugin " + env("WRONG_ABI_PLUGIN"), 1,
-       "expected plugin ABI version 1 to 2 but found 999"},
+       "expected plugin ABI version 1 to 3 but found 999"},
       {"matrix --plugin " + env("NULL_SLOTS_PLUGIN"), 1, "expected a consume slot"},
       {"matrix --frobnicate", 3, "unknown option '--frobnicate'"},
       {"matrix --json", 3, "option --json needs a value"},
@@ -382,7 +413,8 @@ TEST_CASE("matrix: a framework environment of envs/, known bugs suppressed", "[f
   CHECK(r.exit_code == 0);
   CHECK(r.out.find("stale suppression") == std::string::npos);
   CHECK(count(report, "\"id\": \"framework/") > 100);
-  CHECK(count(report, "\"id\": \"negotiation/") >= 10);
+  // A device framework's dl_device asks are the devices scenario's (dlconform_devices.py).
+  CHECK(count(report, "\"id\": \"negotiation/") + count(report, "\"id\": \"devices/") >= 10);
   CHECK(count(report, "\"id\": \"pairs/") > 10);
   CHECK(count(report, "\"as_expected\": false") == count(report, "\"known\": true"));
   // No framework the environment installs is missing: that would be a note saying why.

@@ -4,7 +4,8 @@
 //   versioned - asks for its own version (VER-5), imports both capsule kinds, checks the major
 //               before touching anything else (VER-2).
 //   strict    - versioned, and also refuses SHOULD-level violations: the reference validator as a
-//               consumer; its refusals name the rule.
+//               consumer; its refusals name the rule. Like NumPy it refuses a storage size of
+//               2^63 bytes or more, which the others take (LAY-10 allows both).
 // The struct is read through this translation unit's own header types; the field checks are the
 // shared validator's. DLC_BUG plants one bug class (see kBug below) for the detection tests.
 #include <cstdlib>
@@ -284,6 +285,16 @@ int consume(void*, DLCHandoff* handoff, const DLCRequest*, DLCObservation* obs, 
       return refuse(t, err, err_len, std::string(v.message) + " (" + dlc::id_of(v.rule) + ")");
     }
   }
+  // The strict consumer refuses a storage size of 2^63 bytes or more, as NumPy does; the others
+  // take it. Both answers are right (LAY-10), and the differential fuzzer blames neither.
+  if (DLC_KIND == DLC_KIND_strict && verdict.size_band) {
+    const uint64_t element_bytes = (uint64_t{tensor->dtype.bits} * tensor->dtype.lanes + 7) / 8;
+    const dlc::geo::StorageSize size =
+        dlc::geo::storage_size(tensor->ndim, tensor->shape, element_bytes);
+    return refuse(t, err, err_len,
+                  "expected a storage size below 2^63 bytes (an int64 index) but found " +
+                      std::to_string(size.bytes) + " bytes (LAY-10)");
+  }
   if (kBug == DLC_BUG_reject_valid && tensor->ndim > 1) {
     return refuse(t, err, err_len, "only 1-D tensors are supported");
   }
@@ -370,6 +381,8 @@ const DLCPlugin kPlugin = {
     nullptr,
     nullptr, nullptr, nullptr, consume, release,  // create destroy produce consume release
     &dlc_mock::kMockConsumerProfile,
+    nullptr,  // available: always
+    nullptr,  // ask: no stream, no device
 };
 
 }  // namespace

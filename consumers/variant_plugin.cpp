@@ -170,6 +170,8 @@ const DLCPlugin kPlugin = {
     consume,
     release,
     &dlc_mock::kMockProfile,
+    nullptr,
+    nullptr,
 };
 
 }  // namespace

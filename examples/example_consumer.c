@@ -97,7 +97,9 @@ static const DLCPlugin plugin = {{DLCONFORM_PLUGIN_ABI_VERSION, sizeof(DLCPlugin
                                  NULL,
                                  consume,
                                  release,
-                                 NULL /* no profile: the default one (plugin ABI 2) */};
+                                 NULL, /* no profile: the default one (plugin ABI 2) */
+                                 NULL, /* available: always (plugin ABI 3) */
+                                 NULL /* ask: no stream, no device */};
 
 __attribute__((visibility("default"))) const DLCPlugin* dlconform_plugin_entry(void) {
   return &plugin;

@@ -269,10 +269,12 @@ static const DLCPlugin plugin = {{DLCONFORM_PLUGIN_ABI_VERSION, sizeof(DLCPlugin
                                  NULL,
                                  NULL,
 #ifdef DLC_DECLINE_WISHES
-                                 NULL}; /* the profile is in the file beside the plugin */
+                                 NULL, /* the profile is in the file beside the plugin */
 #else
-                                 &profile};
+                                 &profile,
 #endif
+                                 NULL,  /* available: always (plugin ABI 3) */
+                                 NULL}; /* ask: consumers only */
 
 __attribute__((visibility("default"))) const DLCPlugin* dlconform_plugin_entry(void) {
   return &plugin;

@@ -3,7 +3,9 @@
 // accept or refuse, at the validation level each consumer claims; and every consumer that
 // accepts reads the same values as the validator and as the fuzzer's own reader (LAY-4). A split
 // verdict is a finding. Outside that domain, refusing is allowed, and only the memory and
-// lifecycle properties of the import targets are checked.
+// lifecycle properties of the import targets are checked. A storage size of 2^63 bytes or more
+// (LAY-10's band) may be refused anywhere: strict-consumer-v1_3 refuses it, as NumPy does, the
+// others take it, and the judge blames neither.
 //
 // The input is a TensorInput (tensor_input.hpp); its kLegacyStruct bit picks a DLManagedTensor
 // instead of a DLManagedTensorVersioned. The consumers are the built-in conformant ones

@@ -253,15 +253,6 @@ std::string exe_dir() {
   return ec ? std::string() : exe.parent_path().string();
 }
 
-// Budget of one input: larger valid tensors are skipped rather than backed.
-constexpr int64_t kMaxBackedNdim = 1024;
-constexpr uint64_t kMaxBackedBytes = uint64_t{256} << 10;
-constexpr uint64_t kMaxBackedElements = uint64_t{1} << 16;
-// What each reader digests (elements times their size, broadcasts included): a 1-element storage
-// of 233 KB elements broadcast 65536 times is backed but would be 15 GB to read.
-constexpr uint64_t kMaxDigestedBytes = uint64_t{4} << 20;
-constexpr uint32_t kFillSeed = 0x5EED;
-
 // The fill pattern of every backed storage, computed once: a build copies it.
 const uint8_t* fill_pattern() {
   static const uint8_t* pattern = [] {
@@ -488,6 +479,14 @@ int valid_edges(const TensorInput& in, dlc::Rule* out) {
   const int64_t dims = std::min<int64_t>(std::max<int64_t>(in.ndim, 0), kExplicitDims);
   bool zero_size = false;
   for (int64_t i = 0; i < dims; ++i) zero_size = zero_size || in.extent(i) == 0;
+  // A storage size of 2^63 bytes or more: valid, and refusing it is as right (LAY-10). The
+  // dimensions past the explicit ones have extent 1.
+  const uint64_t element_bytes = (uint64_t{in.dtype.bits} * in.dtype.lanes + 7) / 8;
+  if (!(in.layout & kShapeNull) &&
+      dlc::geo::storage_size(dims, in.shape, element_bytes).size_class ==
+          dlc::geo::SizeClass::band) {
+    out[n++] = dlc::Rule::LAY_10;
+  }
   if (in.layout & kStridesNull) out[n++] = dlc::Rule::LAY_5;
   if (in.ndim == 0) out[n++] = dlc::Rule::LAY_6;
   if (zero_size) out[n++] = dlc::Rule::LAY_7;
@@ -518,7 +517,13 @@ DLC_NO_COVERAGE Built build_tensor(const TensorInput& in, bool versioned,
   host().reset();
   g_block_count = 0;
   dlc::GuardArena& arena = host().arena;
-  const bool padded = versioned && (in.flags & dlc::abi::kFlagSubbytePadded) != 0;
+  // Where `data` points, and how much storage backs it: the plan fuzz-show-input rebuilds too.
+  const StoragePlan plan = plan_storage(in, versioned);
+  if (plan.kind == StoragePlan::kSkipped) {
+    b.skipped = true;
+    return b;
+  }
+  const dlc::geo::Geometry& g = plan.geometry;
   const bool strides_given = !(in.layout & kStridesNull);
   const size_t dims = in.ndim > 0 ? static_cast<size_t>(in.ndim) : 0;
   int64_t shape[kMaxBackedNdim];
@@ -527,39 +532,13 @@ DLC_NO_COVERAGE Built build_tensor(const TensorInput& in, bool versioned,
     shape[i] = in.extent(static_cast<int64_t>(i));
     strides[i] = in.stride(static_cast<int64_t>(i));
   }
-  const dlc::geo::Geometry g =
-      dlc::geo::geometry(in.ndim, shape, strides_given ? strides : nullptr, in.dtype, padded);
-  const bool on_host = in.device.device_type == 1;
-
-  // Data first, so that a valid tensor too large to back is skipped before anything is mapped.
-  uint64_t byte_offset = in.byte_offset;
+  const uint64_t byte_offset = plan.byte_offset;
   uint8_t* data = nullptr;
   uint8_t* data_block = nullptr;
-  uint64_t end = 0;
-  const bool backable = g.valid && on_host && !(in.layout & kDataNull) &&
-                        !__builtin_add_overflow(in.byte_offset, g.storage_bytes, &end);
-  if (backable) {
-    // A valid tensor is backed by exactly the memory it claims, or a consumer that rightly reads
-    // it would be blamed. A large byte_offset cannot be backed, so it is taken modulo a page.
-    byte_offset %= 4096;
-    const uint64_t bytes = g.storage_bytes + byte_offset + in.misalign;
-    if (bytes > kMaxBackedBytes || g.numel > kMaxBackedElements ||
-        g.numel * g.element_bytes > kMaxDigestedBytes) {
-      b.skipped = true;
-      return b;
-    }
-    // The lowest element sits at the start of the storage, the highest ends at the guard page.
-    // A lowest offset whose byte count overflows int64 (strides that wrap) cannot be backed.
-    int64_t lowest_bytes = 0;
-    if (__builtin_mul_overflow(g.min_offset, static_cast<int64_t>(g.element_bytes),
-                               &lowest_bytes) ||
-        lowest_bytes < -static_cast<int64_t>(kMaxBackedBytes) || lowest_bytes > 0) {
-      b.skipped = true;
-      return b;
-    }
-    data_block = static_cast<uint8_t*>(keep(arena.alloc(bytes, 1, DLC_ALLOC_DATA)));
-    if (fill && data_block != nullptr) std::memcpy(data_block, fill_pattern(), bytes);
-    data = data_block + in.misalign - lowest_bytes;
+  if (plan.kind == StoragePlan::kBacked) {
+    data_block = static_cast<uint8_t*>(keep(arena.alloc(plan.bytes, 1, DLC_ALLOC_DATA)));
+    if (fill && data_block != nullptr) std::memcpy(data_block, fill_pattern(), plan.bytes);
+    data = data_block + plan.data_offset;
     b.data_backed = true;
     if (fill) {
       LastFill& f = g_last_fill;
@@ -571,9 +550,9 @@ DLC_NO_COVERAGE Built build_tensor(const TensorInput& in, bool versioned,
       f.origin = static_cast<uint64_t>((data + byte_offset) - data_block);
       b.digest_known = true;
     }
-  } else if (in.layout & kDataNull) {
+  } else if (plan.kind == StoragePlan::kNull) {
     data = nullptr;
-  } else if (!on_host) {
+  } else if (plan.kind == StoragePlan::kDevice) {
     data = static_cast<uint8_t*>(arena.device_poison(4096));  // DEV-3: never read on the host
   } else {
     data = static_cast<uint8_t*>(keep(arena.alloc(0, 1, DLC_ALLOC_DATA)));  // invalid: nothing

@@ -8,6 +8,7 @@
 #include <limits>
 #include <utility>
 
+#include "abi.h"
 #include "fuzz_data.hpp"
 
 // libFuzzer's own mutator. Weak: a replay build has no libFuzzer and never mutates.
@@ -145,10 +146,12 @@ std::string describe(const TensorInput& in, bool versioned) {
       return;
     }
     s += "[";
-    for (int i = 0; i < explicit_dims(in.ndim) && i < 8; ++i) {
+    for (int i = 0; i < explicit_dims(in.ndim); ++i) {
       s += (i ? "," : "") + std::to_string(values[i]);
     }
-    s += in.ndim > 8 ? ",...]" : "]";
+    s += "]";
+    // The dimensions the input does not carry: as many as ndim says, up to 2^31 of them.
+    if (in.ndim > kExplicitDims) s += "+[1]*" + std::to_string(in.ndim - kExplicitDims);
   };
   list("shape", in.shape, kShapeNull);
   list("strides", in.strides, kStridesNull);
@@ -156,6 +159,59 @@ std::string describe(const TensorInput& in, bool versioned) {
        " misalign=" + std::to_string(in.misalign) + ((in.layout & kDataNull) ? " data=NULL" : "") +
        ((in.layout & kDeleterNull) ? " deleter=NULL" : "");
   return s;
+}
+
+StoragePlan plan_storage(const TensorInput& in, bool versioned) {
+  StoragePlan p;
+  p.byte_offset = in.byte_offset;
+  if (in.ndim > kMaxBackedNdim) {
+    p.why_skipped = "ndim above 1024";
+    return p;
+  }
+  p.padded = versioned && (in.flags & dlc::abi::kFlagSubbytePadded) != 0;
+  const bool strides_given = !(in.layout & kStridesNull);
+  const int64_t dims = std::max<int64_t>(in.ndim, 0);
+  int64_t shape[kMaxBackedNdim];
+  int64_t strides[kMaxBackedNdim];
+  for (int64_t i = 0; i < dims; ++i) {
+    shape[i] = in.extent(i);
+    strides[i] = in.stride(i);
+  }
+  const dlc::geo::Geometry& g = p.geometry = dlc::geo::geometry(
+      in.ndim, shape, strides_given ? strides : nullptr, in.dtype, p.padded);
+  const bool on_host = in.device.device_type == 1;
+  uint64_t end = 0;
+  if (g.valid && on_host && !(in.layout & kDataNull) &&
+      !__builtin_add_overflow(in.byte_offset, g.storage_bytes, &end)) {
+    // A valid tensor is backed by exactly the memory it claims, or a consumer that rightly reads
+    // it would be blamed. A large byte_offset cannot be backed, so it is taken modulo a page.
+    p.byte_offset = in.byte_offset % 4096;
+    const uint64_t bytes = g.storage_bytes + p.byte_offset + in.misalign;
+    if (bytes > kMaxBackedBytes || g.numel > kMaxBackedElements ||
+        g.numel * g.element_bytes > kMaxDigestedBytes) {
+      p.why_skipped = "too large to back within a fuzzing budget";
+      return p;
+    }
+    // The lowest element sits at the start of the storage, the highest ends at its end. A
+    // lowest offset whose byte count overflows int64 (strides that wrap) cannot be backed.
+    int64_t lowest_bytes = 0;
+    if (__builtin_mul_overflow(g.min_offset, static_cast<int64_t>(g.element_bytes),
+                               &lowest_bytes) ||
+        lowest_bytes < -static_cast<int64_t>(kMaxBackedBytes) || lowest_bytes > 0) {
+      p.why_skipped = "its lowest element lies too far below data to back";
+      return p;
+    }
+    p.kind = StoragePlan::kBacked;
+    p.bytes = bytes;
+    p.data_offset = in.misalign + static_cast<uint64_t>(-lowest_bytes);
+  } else if (in.layout & kDataNull) {
+    p.kind = StoragePlan::kNull;
+  } else if (!on_host) {
+    p.kind = StoragePlan::kDevice;
+  } else {
+    p.kind = StoragePlan::kEmpty;
+  }
+  return p;
 }
 
 void mutate_to_edge(TensorInput& in, std::minstd_rand& rng, const EdgeHints& hints) {

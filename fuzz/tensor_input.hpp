@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "dlconform/plugin.h"
+#include "geometry.hpp"
 
 namespace dlc_fuzz {
 
@@ -59,9 +60,42 @@ struct TensorInput {
 TensorInput decode(const uint8_t* data, size_t size);
 std::vector<uint8_t> encode(const TensorInput& in);
 
-// One line: "versioned 1.3 flags=0x0 device=1:0 dtype=2:32:1 ndim=2 shape=[8,8] strides=[8,1]
-// byte_offset=0 misalign=0".
+// One line: "versioned 1.3 flags=0 device=1:0 dtype=2:32:1 ndim=2 shape=[8,8] strides=[8,1]
+// byte_offset=0 misalign=0", with every dimension, so that the line rebuilds the input. The
+// dimensions past kExplicitDims, extent 1 and stride 1, are written as a repeat:
+// "shape=[8,...,8]+[1]*936".
 std::string describe(const TensorInput& in, bool versioned);
+
+// Budget of one input: larger valid tensors are skipped rather than backed.
+constexpr int64_t kMaxBackedNdim = 1024;
+constexpr uint64_t kMaxBackedBytes = uint64_t{256} << 10;
+constexpr uint64_t kMaxBackedElements = uint64_t{1} << 16;
+// What each reader digests (elements times their size, broadcasts included): a 1-element storage
+// of 233 KB elements broadcast 65536 times is backed but would be 15 GB to read.
+constexpr uint64_t kMaxDigestedBytes = uint64_t{4} << 20;
+// Seed of the dlc_fill_byte pattern every backed storage holds.
+constexpr uint32_t kFillSeed = 0x5EED;
+
+// What `data` points at when the fuzz targets lay an input out (build_tensor), worked out from
+// the input alone: build_tensor and tools that rebuild a crash file (fuzz-show-input) read it
+// from here, so that they cannot disagree.
+struct StoragePlan {
+  enum Kind {
+    kSkipped,  // ndim above 1024, or a valid tensor too large to back: no importer gets it
+    kBacked,   // `bytes` of host memory filled with the pattern, `data` at `data_offset`
+    kNull,     // data = NULL (kDataNull)
+    kDevice,   // a non-CPU pointer that faults on any host access (DEV-3)
+    kEmpty,    // an invalid host tensor: a 0-byte block, nothing may be read
+  };
+  Kind kind = kSkipped;
+  const char* why_skipped = "";  // for kSkipped
+  uint64_t bytes = 0;            // of the storage block, for kBacked
+  uint64_t data_offset = 0;      // of `data` from the storage's start, for kBacked
+  uint64_t byte_offset = 0;      // the struct's byte_offset (taken modulo a page when backed)
+  bool padded = false;           // a versioned struct with IS_SUBBYTE_TYPE_PADDED
+  dlc::geo::Geometry geometry;   // of the extents and strides (not for ndim > kMaxBackedNdim)
+};
+StoragePlan plan_storage(const TensorInput& in, bool versioned);
 
 // What the edge mutator aims at besides the fixed edges: the consumer's own version.
 struct EdgeHints {

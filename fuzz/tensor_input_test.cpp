@@ -65,3 +65,28 @@ TEST_CASE("fuzz input: the seeds fuzz-seeds.py writes decode to what they are na
         "versioned 1.3 flags=0 device=1:0 dtype=2:32:1 ndim=0 shape=[] strides=[] byte_offset=0 "
         "misalign=0");
 }
+
+TEST_CASE("fuzz input: the input line holds every dimension, so that it rebuilds the input",
+          "[unit]") {
+  dlc_fuzz::TensorInput in;
+  in.ndim = 15;
+  for (int i = 0; i < in.ndim; ++i) {
+    in.shape[i] = i + 1;
+    in.strides[i] = -i;
+  }
+  const std::vector<uint8_t> bytes = dlc_fuzz::encode(in);
+  const std::string line = dlc_fuzz::describe(dlc_fuzz::decode(bytes.data(), bytes.size()), true);
+  CHECK(line.find(" shape=[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15] ") != std::string::npos);
+  CHECK(line.find(" strides=[0,-1,-2,-3,-4,-5,-6,-7,-8,-9,-10,-11,-12,-13,-14] ") !=
+        std::string::npos);
+  CHECK(line.find("...") == std::string::npos);
+  // Past the dimensions an input carries, each is extent 1, stride 1: written as a repeat.
+  in.ndim = dlc_fuzz::kExplicitDims + 6;
+  for (int i = 0; i < dlc_fuzz::kExplicitDims; ++i) in.shape[i] = in.strides[i] = 1;
+  in.shape[0] = 7;
+  const std::string wide = dlc_fuzz::describe(in, false);
+  std::string ones;
+  for (int i = 1; i < dlc_fuzz::kExplicitDims; ++i) ones += ",1";
+  CHECK(wide.find(" shape=[7" + ones + "]+[1]*6 strides=[1" + ones + "]+[1]*6 ") !=
+        std::string::npos);
+}

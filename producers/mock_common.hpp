@@ -40,6 +40,13 @@ inline constexpr DLCProfile kMockConsumerProfile = {
         DLC_FEATURE_EVERY_DTYPE,
     16, {0, 0}};
 
+// Whether a request passes a keyword the old __dlpack__(stream=None) signature does not take
+// (max_version, copy, dl_device): a legacy producer answers it with TypeError (VER-5).
+inline bool asks_new_keywords(const DLCRequest& request) {
+  return !request.raw &&
+         (request.has_max_version || request.copy != -1 || request.has_dl_device);
+}
+
 inline void set_error(char* err, size_t err_len, const char* text) {
   if (err != nullptr && err_len > 0) std::snprintf(err, err_len, "%s", text);
 }

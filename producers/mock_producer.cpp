@@ -153,8 +153,7 @@ int make_versioned(const DLCRequest& request, DLCHandoff* out, char* err, size_t
 int produce(void*, const DLCRequest* request, DLCHandoff* out, char* err, size_t err_len) {
   if (request == nullptr || out == nullptr) return DLC_ERR_INVALID;
 #if DLC_KIND == DLC_KIND_legacy
-  if (!request->raw &&
-      (request->has_max_version || request->copy != -1 || request->has_dl_device)) {
+  if (dlc_mock::asks_new_keywords(*request)) {
     // Old __dlpack__(stream=None) signature: an unknown keyword is a TypeError (VER-5).
     set_error(err, err_len, "__dlpack__() got an unexpected keyword argument 'max_version'");
     return DLC_ERR_TYPE;
@@ -217,6 +216,8 @@ const DLCPlugin kPlugin = {
     nullptr,
     nullptr,
     &kProfile,
+    nullptr,  // available: always
+    nullptr,  // ask: producers only
 };
 
 }  // namespace

@@ -61,6 +61,8 @@ PyObject* make_type(const char* name, size_t basic_size, const char* doc, PyMeth
 
 // check_exchange_api(obj): XAPI-1 to XAPI-5 on the type's __dlpack_c_exchange_api__.
 PyObject* check_exchange_api(PyObject*, PyObject* args);
+// xapi_current_work_stream(obj, device_type, device_id): (rc, stream) or None.
+PyObject* xapi_current_work_stream(PyObject*, PyObject* args);
 
 // bridge_asks.cpp: judge_asks(calls, facts) and judge_write_through(facts), each a finding tuple
 // or None.

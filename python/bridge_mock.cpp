@@ -64,16 +64,22 @@ bool parse_version(PyObject* object, DLCVersion* out) {
 }
 
 void capsule_destructor(PyObject* capsule) {
+  // The last reference often dies while the consumer's own exception is in flight (a refusal
+  // dropping the capsule): keep it. Clearing it turned a BufferError into "SystemError: ...
+  // returned NULL without setting an exception" in the consumer's name.
+  PyObject *type, *value, *trace;
+  PyErr_Fetch(&type, &value, &trace);
   void* managed = PyCapsule_GetContext(capsule);
   CapsuleFate& fate = fates()[managed];
   fate.destroyed = true;
   const char* name = PyCapsule_GetName(capsule);
   if (name != nullptr && std::strncmp(name, "used_", 5) == 0) {
     fate.renamed = true;
-    return;
+  } else if (name != nullptr) {
+    dlc::delete_unclaimed(DLCHandoff{name, managed});  // LIFE-2
   }
-  if (name != nullptr) dlc::delete_unclaimed(DLCHandoff{name, managed});  // LIFE-2
   PyErr_Clear();
+  PyErr_Restore(type, value, trace);
 }
 
 namespace {

@@ -167,4 +167,31 @@ PyObject* check_exchange_api(PyObject*, PyObject* args) {
   return checks;
 }
 
+// xapi_current_work_stream(obj, device_type, device_id) -> (rc, stream as an int): what the
+// type's exchange API says is its current work stream on that device (XAPI-5: on CUDA the
+// stream a consumer of the framework would pass, STRM-1). None when the type has no table.
+PyObject* xapi_current_work_stream(PyObject*, PyObject* args) {
+  PyObject* obj = nullptr;
+  int device_type = 0, device_id = 0;
+  if (!PyArg_ParseTuple(args, "Oii", &obj, &device_type, &device_id)) return nullptr;
+  PyObject* type = reinterpret_cast<PyObject*>(Py_TYPE(obj));
+  PyObject* attr = PyObject_GetAttrString(type, "__dlpack_c_exchange_api__");
+  const char* name = attr != nullptr && PyCapsule_CheckExact(attr) ? PyCapsule_GetName(attr) : nullptr;
+  if (name == nullptr || std::strcmp(name, "dlpack_exchange_api") != 0) {
+    PyErr_Clear();
+    Py_XDECREF(attr);
+    Py_RETURN_NONE;
+  }
+  auto* api = static_cast<DLPackExchangeAPI*>(PyCapsule_GetPointer(attr, name));
+  void* stream = nullptr;
+  const int rc = api->current_work_stream != nullptr
+                     ? api->current_work_stream(static_cast<DLDeviceType>(device_type), device_id,
+                                                &stream)
+                     : -2;
+  PyErr_Clear();
+  Py_DECREF(attr);
+  return Py_BuildValue("(iK)", rc, static_cast<unsigned long long>(
+                                       reinterpret_cast<uintptr_t>(stream)));
+}
+
 }  // namespace dlc::bridge

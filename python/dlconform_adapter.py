@@ -27,7 +27,7 @@ Class attributes (what the library is):
   name            str. The module imported as self.module by Framework.__init__. Required.
   dtypes          [str]. NumPy dtype names (keys of DTYPES) it can make and must import; probe()
                   keeps those from_np really makes. Default COMMON.
-  strides         str. Profile words (README, "Capability profiles"): the strides it takes as a
+  strides         str. Profile words (docs/matrix.md): the strides it takes as a
                   consumer: "positive", "negative", "zero", "overlapping". Default "positive zero".
   features        str. Profile words: "read-only", "zero-dim", "zero-size", "misaligned", ...
   max_ndim        int. The most dimensions it takes. Default 8.
@@ -49,6 +49,11 @@ Class attributes (what the library is):
                   capsule-only importer (legacy_capsule below asks for it). Default True.
   imports, exports bool. Which roles it plays (False: that side is left out, with a note).
   header_file     str. The dlpack.h it ships, relative to its package folder (DT-1, DEV-1).
+  device          (type, id). The DLPack device its arrays live on: (1, 0), the host, by
+                  default; (14, 0) for oneAPI (dpnp), (2, 0) for CUDA. A device other than the
+                  host gets the device cases of dlconform_devices.py: exports judged without a
+                  host read, host copies through dl_device, the dl_device x copy table, pairs in
+                  both directions with device= asks, every mock consumer.
 
 Methods (value = one of your arrays; array = a NumPy array):
   __init__(self)          imports self.name as self.module and numpy as self.np. Raise to say
@@ -69,6 +74,9 @@ Methods (value = one of your arrays; array = a NumPy array):
                           that takes neither raises TypeError before calling obj (not judged).
   cpu_device(self)        the library's own name for the CPU, for from_dlpack(device=...); None
                           when it has none (the device= case is then left out).
+  own_device(self)        its name for `device`, for from_dlpack(device=...) (device frameworks).
+  stream(self)            what its consumer passes as stream for its own device (a CUDA stream
+                          handle, a SYCL queue); None on the host.
   to_np(self, value)      value's contents as a NumPy array of the same shape and dtype,
                           read WITHOUT going through DLPack where the library allows it: the
                           expected values of an export come from here.
@@ -80,7 +88,10 @@ Methods (value = one of your arrays; array = a NumPy array):
                           the library's own operations (default: value[0, ...] = 42). Raise when
                           the library refuses the write (a read-only or immutable array).
   header(self)            (major, minor) of the DLPack header its importer follows.
-  version, label          its version string and "name@version" (properties).
+  version, label          its version string and "name@version" (properties). The version is
+                          the module's __version__, else its distribution's (the installed
+                          package that provides it: a namespace package, a submodule), else
+                          "?"; a class attribute or property `version` of yours overrides it.
 
 Ownership: the driver owns every value and capsule it is handed; an adapter keeps no reference
 to a value past the call that made it (a kept reference reads as a leak, LIFE-5). Exceptions
@@ -109,7 +120,7 @@ class Unsupported(Exception):
 
 class Framework:
     """One framework's DLPack surface. Subclasses say how to make, export, import and read back
-    tensors; the profile says what its importer must take (profile-file syntax, README)."""
+    tensors; the profile says what its importer must take (profile-file syntax: docs/matrix.md)."""
     name = ""            # the module to import
     dtypes = COMMON      # what it can make and import
     strides = "positive zero"
@@ -125,6 +136,7 @@ class Framework:
     partner_only = False  # in the pairs only (NumPy beside a module under test)
     immutable = False    # every array it makes is immutable
     asks = True          # import_ calls __dlpack__ itself
+    device = (1, 0)      # where its arrays live (DLPack device type, id)
 
     def __init__(self):
         self.module = importlib.import_module(self.name)
@@ -159,7 +171,12 @@ class Framework:
 
     @property
     def version(self):
-        return str(getattr(self.module, "__version__", "?")).split("+")[0]
+        if "_version" not in self.__dict__:  # labels are asked for on every case: look once
+            found = getattr(self.module, "__version__", None)
+            if found is None:
+                found = distribution_version(self.module.__name__)
+            self._version = str(found if found is not None else "?").split("+")[0]
+        return self._version
 
     @property
     def label(self):
@@ -195,6 +212,12 @@ class Framework:
         except Exception:
             return None
 
+    def own_device(self):
+        return None
+
+    def stream(self):
+        return None
+
     def write(self, value):
         value[(0,) * len(value.shape)] = 42
 
@@ -227,6 +250,26 @@ class Framework:
             digits = "".join(c for c in part if c.isdigit())
             parts.append(int(digits) if digits else 0)
         return tuple(parts)
+
+
+def distribution_version(module_name):
+    """The version of the installed distribution that provides module_name's top-level package
+    (importlib.metadata), or None. Where several provide it (a namespace package), the one named
+    like it, else the first by name."""
+    from importlib import metadata
+    top = module_name.split(".")[0]
+    try:
+        names = sorted(metadata.packages_distributions().get(top, []))
+    except AttributeError:  # Python 3.9: no packages_distributions
+        names = []
+    key = top.lower().replace("_", "-")
+    names.sort(key=lambda n: n.lower().replace("_", "-") != key)
+    for name in names + [top]:
+        try:
+            return metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+    return None
 
 
 def header_version(text):

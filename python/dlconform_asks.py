@@ -18,7 +18,7 @@ import sys
 
 import _dlconform as bridge
 from dlconform_adapter import Framework, Unsupported
-from dlconform_workers import Case, clean, error_words, outcome
+from dlconform_workers import Case, capsule_finding, clean, error_words, is_capsule, outcome
 
 
 class Recorder:
@@ -55,6 +55,10 @@ class Recorder:
         except Exception:
             call["answer"] = "error"
             raise
+        if not is_capsule(capsule):  # the producer's defect (not-a-capsule), handed on as it is
+            call["answer"] = "not a capsule"
+            call["returned"] = capsule
+            return capsule
         call["answer"] = "capsule"
         call["crossed"] = bridge.capsule_kind(capsule)  # read before the consumer takes it
         call["flags"] = bridge.capsule_flags(capsule)
@@ -103,29 +107,40 @@ def asks(fw, producer_path, caller, refuse):
             if keywords["device"] is None:
                 return ("skip", "", "", "", "n/a: the library names no CPU device")
         recorder = Recorder(bridge.MockTensor(producer_path, ASK_TENSOR), refuse=refuse)
-        error = None
-        try:
-            value = fw.import_(recorder, **keywords)
-            del value
-        except Exception as e:
-            error = error_words(e)
-        gc.collect()
+        error = import_recorded(fw, recorder, keywords)
         dlpack_calls = [c for c in recorder.calls if c["kind"] == "dlpack"]
         if error is not None and not dlpack_calls and keywords and error.startswith("TypeError"):
             return ("skip", "", "", "", f"n/a: from_dlpack takes no {next(iter(caller))}= "
                     f"({clean(error)[:120]})")
-        facts = {"consumer": fw.label, "consumer_version": fw.header(), "imported": error is None,
-                 "caller_copy": caller.get("copy"),
-                 "caller_device": (1, 0) if "device" in caller else None,
-                 "producer_device": (1, 0)}
-        finding = bridge.judge_asks(recorder.calls, facts)
-        text = calls_text(recorder.calls)
-        if finding is not None:
-            cls, rule, severity, words = finding
-            finding = (cls, rule, severity, f"{words} [calls: {text}]")
-        what = "imported" if error is None else f"refused: {clean(error)[:120]}"
-        return outcome(finding, f"{what} [calls: {text}]")
+        return judged_calls(fw, recorder, error, caller.get("copy"),
+                            (1, 0) if "device" in caller else None)
     return body
+
+
+def import_recorded(fw, recorder, keywords):
+    """fw's from_dlpack(recorder, **keywords): None, or the words of what it raised."""
+    error = None
+    try:
+        value = fw.import_(recorder, **keywords)
+        del value
+    except Exception as e:
+        error = error_words(e)
+    gc.collect()
+    return error
+
+
+def judged_calls(fw, recorder, error, caller_copy, caller_device):
+    """The judge's verdict on the calls fw made (VER-5, STRM-1, STRM-3, STRM-4), with them."""
+    facts = {"consumer": fw.label, "consumer_version": fw.header(), "imported": error is None,
+             "caller_copy": caller_copy, "caller_device": caller_device,
+             "producer_device": recorder.device}
+    finding = bridge.judge_asks(recorder.calls, facts)
+    text = calls_text(recorder.calls)
+    if finding is not None:
+        cls, rule, severity, words = finding
+        finding = (cls, rule, severity, f"{words} [calls: {text}]")
+    what = "imported" if error is None else f"refused: {clean(error)[:120]}"
+    return outcome(finding, f"{what} [calls: {text}]")
 
 
 def immutable_value(fw):
@@ -167,6 +182,11 @@ def write_through(a, b):
         try:
             result = b.import_(recorder)
         except Exception as e:
+            for call in recorder.calls:  # A answered something else than a capsule: A's finding
+                if call.get("answer") == "not a capsule":
+                    asked = {k: call[k] for k in ("stream", "max_version", "dl_device", "copy")
+                             if k in call}
+                    return outcome(capsule_finding(a.label, call["returned"], asked), "")
             return ("pass", "", "", "", f"refused: {error_words(e)[:160]}")
         asked = [c for c in recorder.calls if c["kind"] == "dlpack"]
         last = asked[-1] if asked else {}

@@ -43,12 +43,15 @@ import gc
 import os
 import sys
 import time
+import types
 
 import _dlconform as bridge
 from dlconform_adapter import DTYPES, PROFILE_NAMES, make_array
 from dlconform_asks import plan_consumer_calls
+from dlconform_devices import on_device, plan_device_cases
 from dlconform_parties import environment_frameworks, libraries_under_test
-from dlconform_workers import Case, clean, error_words, outcome, run_all
+from dlconform_workers import (Case, capsule_finding, clean, device_finding, device_of,
+                               error_words, outcome, run_all, signature_finding)
 
 
 # --- the tensors a framework makes ---------------------------------------------------------------
@@ -247,8 +250,10 @@ class CapsuleHolder:
 class Proxy:
     """A's array as B sees it: every capsule B asks for has its deleter interposed."""
     def __init__(self, fw, value):
-        self.fw, self.value, self.handles, self.kinds = fw, value, [], []
+        self.fw, self.value, self.handles, self.kinds, self.flags = fw, value, [], [], []
         self.asks, self.raised = [], None  # what B asked; what A raised, if it did
+        self.fault = None  # A's own call failed B: it raised, or answered no capsule
+        self.device_note = ""  # A's malformed device answer, which B may or may not mind
 
     def __dlpack__(self, **kwargs):
         self.asks.append(kwargs)
@@ -257,13 +262,25 @@ class Proxy:
         except Exception as e:
             self.raised = (type(e), clean(e)[:200])  # not e: its traceback holds this proxy
             raise
+        self.fault = self.fault or capsule_finding(self.fw.label, capsule, kwargs)
+        if self.fault is not None:
+            return capsule  # what B does with it is B's; the finding is A's
         self.kinds.append(bridge.capsule_kind(capsule))
+        self.flags.append(bridge.capsule_flags(capsule))
         handle, _ = bridge.interpose(capsule)
         self.handles.append(handle)
         return capsule
 
     def __dlpack_device__(self):
-        return self.value.__dlpack_device__()
+        try:
+            answer = self.value.__dlpack_device__()
+        except Exception as e:
+            self.fault = self.fault or device_finding(self.fw.label, error=e)
+            raise
+        malformed = device_finding(self.fw.label, answer)
+        if malformed is not None:  # B's failure need not be for it (warp on a 0-d array)
+            self.device_note = f" ({self.fw.label}'s __dlpack_device__() answered {answer!r})"
+        return answer
 
 
 def pair(a, build, b, rule):
@@ -289,13 +306,15 @@ def pair(a, build, b, rule):
         except Exception as e:
             error = f"{type(e).__name__}: {clean(e)[:200]}"
         if error is not None:
-            raised, asks = (proxy.raised, proxy.asks) if proxy is not None else (None, [])
+            raised, asks, fault = ((proxy.raised, proxy.asks, proxy.fault) if proxy is not None
+                                   else (None, [], None))
+            error += proxy.device_note if proxy is not None else ""
             del proxy  # it holds A's array
             deleter_calls_settled(handles)
             if sys.getrefcount(value) > before:
                 gc.collect()
             leaked = sys.getrefcount(value) - before
-            return pair_refused(a, b, leaked, kinds, error, raised, asks)
+            return pair_refused(a, b, leaked, kinds, error, raised, asks, fault)
         crossed = kinds[-1] if kinds else "no capsule"
         try:
             got = logical(b.np, b.to_np(result))
@@ -339,20 +358,33 @@ def pair(a, build, b, rule):
     return body
 
 
-def pair_refused(a, b, leaked, kinds, error, raised, asks):
+def pair_refused(a, b, leaked, kinds, error, raised, asks, fault=None):
     """Who refused, and whether the rules allow it. A capsule B dropped unconsumed is deleted by
     A's capsule destructor, which may bypass the struct's deleter field (JAX's does), so the
-    check is that A's array was released (`leaked`: references it still has too many)."""
+    check is that A's array was released (`leaked`: references it still has too many). `fault`:
+    A's own call failed B (it raised in __dlpack_device__, or __dlpack__ gave no capsule)."""
     if leaked > 0:
         return outcome(bridge.make_finding(
             "deleter-leaks", "LIFE-5", f"expected {a.label}'s array released after {b.label} "
             f"refused it ({error}) but it kept {leaked} more reference(s)"), "")
+    if fault is not None:
+        cls, rule, severity, words = fault
+        return outcome((cls, rule, severity, f"{words}; {b.label} failed on it: {error}"), "")
     if raised is not None and issubclass(raised[0], TypeError):
+        last = asks[-1] if asks else {}
+        if "stream" in last and ("max_version" not in last or "stream" in raised[1]):
+            # VER-4, Signature: B passed the stream every exporter takes; A's signature lacks it
+            return outcome(bridge.make_finding(
+                "no-stream-keyword", "VER-4", f"expected {a.label}'s __dlpack__ to take the "
+                f"stream={last['stream']!r} {b.label} passed (a keyword since the Array API "
+                f"2021.12) but found TypeError: {raised[1]}"), "")
         if asks and asks[-1].get("max_version") is not None:  # VER-5: ask again without it
             return outcome(bridge.make_finding(
                 "no-version-fallback", "VER-5", f"expected {b.label} to call __dlpack__() again "
                 f"without max_version after {a.label}'s TypeError but it gave up: {error}"), "")
-        return ("pass", "", "", "", f"{a.label} raised TypeError: {error}")
+        cause = (f" (the cause: {a.label}'s __dlpack__ takes no stream keyword, its "
+                 f"negotiation's no-stream-keyword)" if "stream" in raised[1] else "")
+        return ("pass", "", "", "", f"{a.label} raised TypeError: {error}{cause}")
     if raised is not None and not issubclass(raised[0], BufferError):
         return outcome(bridge.make_finding(
             "refusal-not-buffer-error", "VER-4", f"{a.label} refused to export with "
@@ -399,7 +431,7 @@ def negotiation(fw, ask):
                 return outcome(bridge.make_finding(
                     "producer-violation", "VER-4", f"expected a capsule for __dlpack__() but "
                     f"found TypeError: {e}"), "")
-            return ("pass", "", "", "", f"TypeError: {clean(e)[:160]}")
+            return outcome(signature_finding(fw.label, value.__dlpack__, kwargs, e), "")
         except BufferError as e:
             return ("pass", "", "", "", f"BufferError: {clean(e)[:160]}")
         except Exception as e:
@@ -409,23 +441,25 @@ def negotiation(fw, ask):
                     f"tensor's own device, but found {type(e).__name__}: {e}"), "")
             return outcome(bridge.make_finding(
                 "refusal-not-buffer-error", "VER-4", f"{type(e).__name__} for {kwargs}: {e}"), "")
+        malformed = capsule_finding(fw.label, capsule, kwargs)
+        if malformed is not None:
+            return outcome(malformed, "")
         seen = bridge.negotiate(capsule, kwargs.get("max_version"), bool(kwargs.get("copy")))
         return outcome(seen["finding"], seen["answer"])
     return body
 
 
 def device_answer(fw):
-    """__dlpack_device__() of a CPU array: (1, 0), two integers (DEV-2: device_id 0 on the CPU)."""
+    """__dlpack_device__() of a CPU array: (1, 0), two integers (DEV-1: a device type it names at
+    all; DEV-2: device_id 0 on the CPU)."""
     def body():
         value = fw.from_np(fw.np.ones((2, 2), "float32"))
-        answer = value.__dlpack_device__()
-        ints = (isinstance(answer, tuple) and len(answer) == 2
-                and all(isinstance(x, int) for x in answer))
-        if not ints or tuple(int(x) for x in answer) != (1, 0):
+        answer = device_of(fw.label, value)
+        if answer != (1, 0):
             return outcome(bridge.make_finding(
                 "producer-violation", "DEV-2", f"expected __dlpack_device__() to answer (1, 0) "
                 f"for a CPU array but found {answer!r}"), "")
-        return ("pass", "", "", "", f"{tuple(int(x) for x in answer)}")
+        return ("pass", "", "", "", f"{answer}")
     return body
 
 
@@ -483,12 +517,20 @@ def plan(frameworks, producers_dir, env):
         path = os.path.join(producers_dir, f"dlc-{producer}-{header.replace('.', '_')}.so")
         return path if os.path.exists(path) else None
 
+    def consumer_path_of(consumer, header):  # beside the producers (installed) or in consumers/
+        stem = f"dlc-{consumer}-{header.replace('.', '_')}.so"
+        for folder in (producers_dir, os.path.join(os.path.dirname(producers_dir), "consumers")):
+            if os.path.exists(os.path.join(folder, stem)):
+                return os.path.join(folder, stem)
+        return None
+
     for fw in frameworks:
         if fw.partner_only:
             continue
         own = fw.label
-        # 1. As producer: every tensor it can make, through __dlpack__ and its own exporters.
-        for tensor, rule, build in constructions(fw):
+        # 1. As producer: every tensor it can make, through __dlpack__ and its own exporters
+        #    (a device framework's exports are dlconform_devices.py's).
+        for tensor, rule, build in ([] if on_device(fw) else constructions(fw)):
             apis = ([None] if fw.dunder else []) + sorted(fw.legacy_exports)
             for api in apis:
                 name = tensor if api is None else f"{api}/{tensor}"
@@ -527,15 +569,19 @@ def plan(frameworks, producers_dir, env):
                                           own, name,
                                           framework_imports(fw, path, t, profile, api, True),
                                           "LAY-3", (fw,)))
-        # 3. Negotiation, and the C exchange API where the type has one.
+        # 3. Negotiation, and the C exchange API where the type has one (a device framework's
+        #    dl_device asks and __dlpack_device__ are dlconform_devices.py's).
         if fw.dunder:
             for label, ask in NEGOTIATION:
+                if on_device(fw) and label == "dl_device=cpu":
+                    continue
                 cases.append(Case(f"negotiation/{env}/{own}/{label}", "negotiation",
                                   fw.name.split(".")[0], own, "dlconform-caller", "v1.3", label,
                                   negotiation(fw, ask), "VER-4", (fw,)))
-            cases.append(Case(f"negotiation/{env}/{own}/__dlpack_device__", "negotiation",
-                              fw.name.split(".")[0], own, "dlconform-caller", "v1.3",
-                              "__dlpack_device__", device_answer(fw), "DEV-2", (fw,)))
+            if not on_device(fw):
+                cases.append(Case(f"negotiation/{env}/{own}/__dlpack_device__", "negotiation",
+                                  fw.name.split(".")[0], own, "dlconform-caller", "v1.3",
+                                  "__dlpack_device__", device_answer(fw), "DEV-2", (fw,)))
         if fw.has_xapi:
             for check in ("XAPI-1", "XAPI-2", "XAPI-3", "XAPI-4", "XAPI-5"):
                 cases.append(Case(f"xapi/{env}/{own}/{check}", "xapi", fw.name.split(".")[0], own,
@@ -554,6 +600,8 @@ def plan(frameworks, producers_dir, env):
         for b in frameworks:
             if not a.exports or not b.imports or (a.partner_only and b.partner_only):
                 continue
+            if on_device(a):  # from a device: dlconform_devices.py
+                continue
             for tensor, (rule, build) in made.items():
                 if tensor not in PAIR_TENSORS and rule != "LAY-9":
                     continue
@@ -563,6 +611,11 @@ def plan(frameworks, producers_dir, env):
 
     # 5. How each consumer asks, and immutable data (dlconform_asks.py).
     cases += plan_consumer_calls(frameworks, producer_path_of, env)
+    # 6. Frameworks on a device other than the host (dlconform_devices.py).
+    helpers = types.SimpleNamespace(expected_of=expected_of, logical=logical, Proxy=Proxy,
+                                    deleter_calls_settled=deleter_calls_settled,
+                                    constructions=constructions, make_array=make_array)
+    cases += plan_device_cases(frameworks, producer_path_of, consumer_path_of, env, helpers)
     return cases
 
 

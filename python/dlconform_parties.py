@@ -35,7 +35,7 @@ from dlconform_workers import clean
 
 def load_adapters(path):
     """The adapter classes a file defines: subclasses of Framework, the interface documented in
-    the README ("A Python adapter for everything else"), declared in dlconform_adapter.py."""
+    docs/adapters.md ("A Python adapter for everything else"), declared in dlconform_adapter.py."""
     import importlib.util
     spec = importlib.util.spec_from_file_location(
         "dlconform_adapter_" + os.path.splitext(os.path.basename(path))[0], path)
@@ -54,7 +54,7 @@ def load_adapters(path):
 ORDER_FILES = [("numpy", "NumPy"), ("paddle", "Paddle"), ("torch", "Torch"), ("jax", "Jax"),
                ("pyarrow", "PyArrow"), ("tensorflow", "TensorFlow"), ("mlx", "MLX"),
                ("tvm_ffi", "TVMFFI"), ("warp", "Warp"), ("array_api_strict", "ArrayApiStrict"),
-               ("mxnet", "MXNet")]
+               ("mxnet", "MXNet"), ("dpnp", "DPNP")]
 # paddle before tensorflow: 'import tensorflow; import paddle' crashes (two protobuf runtimes).
 ADAPTERS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "adapters")
 
@@ -73,7 +73,7 @@ def builtin_adapter(module_name, class_name):
 DISTRIBUTIONS = {"numpy": "numpy", "paddle": "paddlepaddle", "torch": "torch", "jax": "jax",
                  "pyarrow": "pyarrow", "tensorflow": "tensorflow-cpu", "mlx": "mlx",
                  "tvm_ffi": "apache-tvm-ffi", "warp": "warp-lang",
-                 "array_api_strict": "array-api-strict", "mxnet": "mxnet"}
+                 "array_api_strict": "array-api-strict", "mxnet": "mxnet", "dpnp": "dpnp"}
 
 
 def installed(name):
@@ -238,4 +238,11 @@ def environment_frameworks(args, records):
             continue
         fw.dtypes, fw.has_xapi = facts["dtypes"], facts["has_xapi"]
         usable.append(fw)
+    # An environment that exists for some of its frameworks (oneapi: dpnp, beside the frameworks
+    # environment's libraries) judges those in every role and the others as their pair partners
+    # only: their own rows are the frameworks environment's.
+    focus = [n for n in os.environ.get("DLCONFORM_FOCUS", "").split(",") if n]
+    if focus:
+        for fw in usable:
+            fw.partner_only = fw.name not in focus
     return usable

@@ -1,7 +1,12 @@
 """The driver's worker pool: each case of dlconform_frameworks.py runs in a forked worker, and
 what it returns becomes one `case` record; a worker that dies takes only its case with it (a
 crash verdict, named by the guard arena when the fault was in guarded memory), one that runs past
-the timeout is killed."""
+the timeout is killed. An exception out of a case is blamed where it came from: a library's own
+__dlpack__, __dlpack_device__ or from_dlpack (a finding on it: LibraryFault and the checks below),
+an adapter file's method, or the driver itself (plugin-error, its words say which)."""
+import enum
+import inspect
+import operator
 import os
 import select
 import signal
@@ -56,16 +61,173 @@ def crash_words(stderr_path):
 
 def run_case(case):
     bridge.begin_case(case.rule, "+".join(fw.label for fw in case.parties) or "-")
-    for fw in case.parties:
-        fw.start()
     try:
+        for fw in case.parties:
+            fw.start()
         return case.body()
+    except LibraryFault as e:
+        return outcome(e.finding, "")
     except Unsupported as e:
         return ("skip", "", "", "", f"n/a: the framework cannot make this tensor ({e})")
-    except Exception as e:  # a bug of the case itself, not of the framework
-        return ("fail", "plugin-error", "", "MUST",
-                f"the driver failed: {type(e).__name__}: {e} "
-                f"{traceback.format_exc().splitlines()[-3:]}")
+    except Exception as e:  # not the library's protocol surface: an adapter's or the driver's
+        return ("fail", "plugin-error", "", "MUST", blame(e, case.parties))
+
+
+# The driver's own files: an exception that leaves them for an adapter's file is the adapter's.
+DRIVER_FILES = ("dlconform_frameworks.py", "dlconform_workers.py", "dlconform_asks.py",
+                "dlconform_devices.py")
+
+
+def adapter_files(parties):
+    """{source file: adapter class name} of every party's class and its bases (files loaded by
+    path are in no sys.modules entry: their functions' code objects say where they are)."""
+    files = {}
+    for fw in parties:
+        for cls in type(fw).__mro__[:-1]:
+            for member in vars(cls).values():
+                member = getattr(member, "fget", member)  # a property's getter
+                code = getattr(member, "__code__", None)
+                if code is not None:
+                    files.setdefault(os.path.realpath(code.co_filename), cls.__name__)
+    return files
+
+
+def blame(e, parties):
+    """plugin-error's words: whose code raised e. The first frame outside the driver's files is
+    where the driver called out: an adapter file's method is that adapter's failure; none (the
+    driver's own line, or a C function it called) is dlconform's."""
+    frames = traceback.extract_tb(e.__traceback__)
+    words = f"{type(e).__name__}: {clean(e)[:300]}"
+    last = frames[-1] if frames else None
+    at = (f" (at {os.path.join(*last.filename.split(os.sep)[-2:])}:{last.lineno} in "
+          f"{last.name}())") if last else ""
+    callee = next((f for f in frames if os.path.basename(f.filename) not in DRIVER_FILES), None)
+    adapters = adapter_files(parties)
+    if callee is not None and os.path.realpath(callee.filename) in adapters:
+        return (f"the adapter file {os.path.basename(callee.filename)} (class "
+                f"{adapters[os.path.realpath(callee.filename)]}) raised in {callee.name}(): "
+                f"{words}{at}")
+    return f"dlconform's driver failed: {words}{at}"
+
+
+# --- what a library's own protocol calls answer: findings on that library ----------------------
+
+class LibraryFault(Exception):
+    """A library's own __dlpack_device__, __dlpack__ or from_dlpack did what the Array API does
+    not allow (raised, or answered something malformed): the case's verdict is this finding on
+    the library, never a failure of the driver. `finding` is a make_finding tuple."""
+    def __init__(self, finding):
+        super().__init__(finding[3])
+        self.finding = finding
+
+
+def is_capsule(obj):
+    return type(obj).__name__ == "PyCapsule"
+
+
+def as_int(x):
+    """x as an int, or None: the Array API's answer is Tuple[Enum, int], and an enum of
+    DLDeviceType's values or any integer (an IntEnum, a NumPy integer) will do."""
+    x = x.value if isinstance(x, enum.Enum) else x
+    if isinstance(x, bool):
+        return None
+    try:
+        return operator.index(x)
+    except TypeError:
+        return None
+
+
+def device_ints(answer):
+    """(device type, device id) as ints, or None."""
+    if not isinstance(answer, tuple) or len(answer) != 2:
+        return None
+    kind, index = as_int(answer[0]), as_int(answer[1])
+    return None if kind is None or index is None else (kind, index)
+
+
+def device_finding(label, answer=None, error=None):
+    """What `label`'s __dlpack_device__() answered, judged: None when it is two integers. The
+    Array API names no exception for it. An answer that is no (device type, device id) pair, or
+    whose type is no integer, names no standard device type (DEV-1), and every consumer asks it
+    first; a device id that is no integer is no valid id (DEV-2; Paddle's (kDLCPU, None))."""
+    if error is not None:
+        return bridge.make_finding(
+            "unexpected-exception", "DEV-1", f"expected {label}'s __dlpack_device__() to answer "
+            f"(device type, device id) but found {type(error).__name__}: {clean(error)[:200]}")
+    if device_ints(answer) is not None:
+        return None
+    rule = ("DEV-2" if isinstance(answer, tuple) and len(answer) == 2
+            and as_int(answer[0]) is not None else "DEV-1")
+    return bridge.make_finding(
+        "malformed-device-answer", rule, f"expected {label}'s __dlpack_device__() to answer a "
+        f"tuple of two integers (device type, device id) but found {clean(repr(answer))[:120]}")
+
+
+def device_of(label, obj):
+    """obj.__dlpack_device__(), as two ints; a LibraryFault when the library's answer is none."""
+    try:
+        answer = obj.__dlpack_device__()
+    except Exception as e:
+        raise LibraryFault(device_finding(label, error=e)) from None
+    finding = device_finding(label, answer)
+    if finding is not None:
+        raise LibraryFault(finding)
+    return device_ints(answer)
+
+
+def capsule_finding(label, answer, asked):
+    """not-a-capsule for what `label`'s __dlpack__(**asked) returned; None for a PyCapsule."""
+    if is_capsule(answer):
+        return None
+    shown = ", ".join(f"{k}={v!r}" for k, v in asked.items())
+    return bridge.make_finding(
+        "not-a-capsule", "VER-4", f"expected {label}'s __dlpack__({shown}) to return a PyCapsule "
+        f"but found {type(answer).__name__}")
+
+
+def signature_text(method):
+    """__dlpack__'s signature as inspect shows it, or None (a C method may have none)."""
+    try:
+        return str(inspect.signature(method))
+    except (TypeError, ValueError):
+        return None
+
+
+def declared_keywords(method):
+    """The keywords __dlpack__ declares; None where its signature says nothing (none to read,
+    or **kwargs)."""
+    try:
+        parameters = inspect.signature(method).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind == p.VAR_KEYWORD for p in parameters):
+        return None
+    return {p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+
+
+def signature_finding(label, method, asked, error):
+    """A TypeError of `label`'s __dlpack__(**asked), judged against the Array API's signature
+    __dlpack__(self, /, *, stream=None, max_version=None, dl_device=None, copy=None) (VER-4,
+    "Signature"): no stream is a finding; no max_version, dl_device or copy is the old signature
+    consumers must handle (INFO). From the call's behaviour, the signature only explains it."""
+    text = signature_text(method)
+    shown = f"its signature is __dlpack__{text}" if text else "it shows no signature"
+    declared = declared_keywords(method)
+    if declared is not None and all(k in declared for k in asked):  # not an unknown keyword
+        return bridge.make_finding(
+            "producer-violation", "VER-5", f"expected {label}'s __dlpack__ to raise TypeError "
+            f"only for an unknown keyword but found TypeError for {', '.join(asked)} although "
+            f"{shown}: {clean(error)[:160]}")
+    if "stream" in asked:
+        return bridge.make_finding(
+            "no-stream-keyword", "VER-4", f"expected {label}'s __dlpack__ to take stream="
+            f"{asked['stream']!r} (a keyword since the Array API 2021.12; JAX's from_dlpack passes "
+            f"it) but found TypeError: {clean(error)[:160]} ({shown})")
+    missing = [k for k in asked if declared is None or k not in declared]
+    return bridge.make_finding(
+        "old-dlpack-signature", "VER-4", f"{label}'s __dlpack__ takes no {' or '.join(missing)} "
+        f"keyword: the signature before DLPack 1.0, which consumers must handle by asking again "
+        f"without it (VER-5); TypeError: {clean(error)[:160]} ({shown})")
 
 
 class Worker:

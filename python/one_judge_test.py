@@ -98,9 +98,10 @@ def main():
         lines = [line.rstrip("\n") for line in f if line.strip() and not line.startswith("#")]
     header = "name role kind bug matrix class rule tensor partner fuzz fuzz_words description".split()
     rows = [dict(zip(header, line.split("\t"))) for line in lines]
-    # The consumers the matrix plans and a capsule can reach (a raw pointer has no capsule).
+    # The consumers the matrix plans and a capsule can reach (a raw pointer has no capsule);
+    # the CUDA ones read device memory, judged on a GPU only (tools/gpu-check).
     rows = [r for r in rows if r["role"] == "consumer" and r["matrix"] == "matrix"
-            and not r["tensor"].startswith("raw:")]
+            and not r["tensor"].startswith("raw:") and r["kind"] != "cuda"]
     with tempfile.TemporaryDirectory(prefix="dlconform-one-judge-") as tmp:
         report = os.path.join(tmp, "matrix.json")
         subprocess.run([os.environ["DLCONFORM"], "matrix", "--filter", "planted/*", "--quiet",

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Every tracked file lies in a folder (or is a file) that the README's "Layout of the tree" table
-lists, so that nothing stray is committed (a crash file, an output folder).
+"""Every tracked file lies in a folder (or is a file) that the layout table of docs/layout.md
+("Layout of the tree", linked from the README) lists, so that nothing stray is committed (a crash
+file, an output folder).
 
   check_tree.py SOURCE_DIR
 
@@ -19,12 +20,17 @@ def main():
     except (OSError, subprocess.CalledProcessError):
         print("SKIP: not a git checkout")
         return 1 if os.environ.get("CI") == "true" else 77
-    readme = open(os.path.join(root, "README.md"), encoding="utf-8").read()
-    section = readme.split("## Layout of the tree", 1)
-    if len(section) != 2:
-        print("expected a '## Layout of the tree' section in README.md but found none")
+    path = os.path.join(root, "docs", "layout.md")
+    try:
+        layout = open(path, encoding="utf-8").read()
+    except OSError as e:
+        print(f"expected the layout table in docs/layout.md but found none ({e.strerror})")
         return 1
-    table = section[1].split("\n## ", 1)[0]
+    section = layout.split("# Layout of the tree", 1)
+    if len(section) != 2:
+        print("expected a '# Layout of the tree' heading in docs/layout.md but found none")
+        return 1
+    table = section[1].split("\n#", 1)[0]
     listed = set()
     for row in table.splitlines():
         if not row.startswith("| `"):
@@ -36,13 +42,13 @@ def main():
         if not any(f == p or (p.endswith("/") and f.startswith(p)) for p in listed):
             stray.append(f)
     for f in stray:
-        print(f"{f}: not in a folder the README's layout table lists")
+        print(f"{f}: not in a folder the layout table (docs/layout.md) lists")
     if stray:
-        print(f"expected every tracked file under the README's layout table but found {len(stray)} "
+        print(f"expected every tracked file under the layout table (docs/layout.md) but found {len(stray)} "
               "outside it (remove it, or add its folder to the table)")
         return 1
     print(f"{len([f for f in files if f])} tracked files, all under the {len(listed)} entries of the "
-          "README's layout table")
+          "layout table (docs/layout.md)")
     return 0
 
 

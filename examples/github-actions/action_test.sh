@@ -46,7 +46,7 @@ known = sum(c["known"] for c in cases)
 print(f"ivy by module name: {len(ivy)} cases, {known} known (DEV-2), 0 unexpected")
 PY
 # The example library in editable mode, judged by the same pip-installed command, in the time a
-# library's CI would spend (the benchmark figure of the README).
+# library's CI would spend (the figure of docs/figures.md, "Judging a library by module name").
 python -m pip install -q --disable-pip-version-check -e "$src/examples/toyarray"
 python - "$work/toy.json" <<'PY'
 import subprocess, sys, time

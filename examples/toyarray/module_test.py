@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""A library judged by its module name, as its own CI would (README, "Test your own array
-library"): a fresh virtual environment of the bridge's interpreter, the example library toyarray
+"""A library judged by its module name, as its own CI would (docs/adapters.md): a fresh
+virtual environment of the bridge's interpreter, the example library toyarray
 installed in editable mode, then `dlconform matrix --no-builtin --module toyarray`:
 
 - correct, it has no unexpected case (exit 0), by --module and by DLCONFORM_MODULE;
-- each bug planted behind TOYARRAY_BUG is caught with its class and rule, and nothing else;
+- each bug planted behind TOYARRAY_BUG is caught with its class and rule, and nothing else; a
+  bug in toyarray's own __dlpack__ or __dlpack_device__ is a finding on toyarray, never
+  plugin-error; a consumer that passes stream=None shows an exporter without stream in the pairs;
 - every bad input gets one line naming the problem and exit 1, or a line in the report.
 
 Without network access to PyPI (numpy, setuptools) the test skips (77), and fails under CI."""
@@ -37,6 +39,13 @@ def unexpected(report_path):
     with open(report_path, encoding="utf-8") as f:
         cases = json.load(f)["cases"]
     return cases, {(c["finding_class"], c["rule_id"]) for c in cases if not c["as_expected"]}
+
+
+def classes(report_path):
+    """Every (class, rule, severity) of the report, INFO ones (verdict pass) too."""
+    with open(report_path, encoding="utf-8") as f:
+        return {(c["finding_class"], c["rule_id"], c["severity"])
+                for c in json.load(f)["cases"] if c["finding_class"]}
 
 
 def notes(report_path):
@@ -73,14 +82,29 @@ def main():
     # Each planted bug, with its class and rule alone.
     # drop-deleter's capsule protocol by hand asks for a legacy capsule without max_version: a
     # second, real deviation of the same importer (VER-5).
-    for bug, want in (("drop-deleter", {("deleter-never-called", "LIFE-3"),
-                                        ("no-max-version-asked", "VER-5")}),
-                      ("wrong-strides", {("wrong-data", "LAY-4")}),
-                      ("no-fallback", {("no-version-fallback", "VER-5")})):
+    # A bug in toyarray's own __dlpack__ or __dlpack_device__ is toyarray's finding, with the
+    # INFO observations it also makes (`info`), and never plugin-error (issue #42).
+    for bug, want, info in (
+            ("drop-deleter", {("deleter-never-called", "LIFE-3"),
+                              ("no-max-version-asked", "VER-5")}, set()),
+            ("wrong-strides", {("wrong-data", "LAY-4")}, set()),
+            ("no-fallback", {("no-version-fallback", "VER-5")}, set()),
+            ("device-raises", {("unexpected-exception", "DEV-1")}, set()),
+            ("device-malformed", {("malformed-device-answer", "DEV-1")}, set()),
+            ("dlpack-not-capsule", {("not-a-capsule", "VER-4")}, set()),
+            # ValueError for a refusal is VER-4 at INFO; for its own device, STRM-3's export
+            ("dlpack-raises-value-error", {("producer-violation", "STRM-3")},
+             {("refusal-not-buffer-error", "VER-4", "INFO")}),
+            ("no-stream-keyword", {("no-stream-keyword", "VER-4")}, set()),
+            ("no-keywords", {("no-stream-keyword", "VER-4")},
+             {("old-dlpack-signature", "VER-4", "INFO")})):
         code, out = run(["--module", "toyarray", "--python", python, "--json", report],
                         env={"TOYARRAY_BUG": bug})
         found = unexpected(report)[1]
-        check(code == 8 and found == want, f"TOYARRAY_BUG={bug}: exit {code}, found {found}")
+        seen = classes(report)
+        check(code == 8 and found == want and info <= seen and
+              not any(c[0] == "plugin-error" for c in seen),
+              f"TOYARRAY_BUG={bug}: exit {code}, found {found}, all {sorted(seen)}")
 
     # Bad input: one line, exit 1, no traceback; or a note in the report.
     fakes = os.path.join(work, "fakes")
@@ -97,6 +121,12 @@ def main():
                 "    def __int__(self): return int(self.d)\n"
                 "    def __bool__(self): return bool(self.d)\n"
                 "def from_dlpack(x): return A(numpy.from_dlpack(x))\nfloat32 = numpy.float32\n")
+    with open(os.path.join(fakes, "stream_consumer.py"), "w") as f:  # passes stream=None, as JAX
+        f.write("import numpy\nasarray = numpy.asarray\nfloat32 = numpy.float32\n"
+                "class _Held:\n    def __init__(s, c): s.c = c\n"
+                "    def __dlpack__(s, stream=None): return s.c\n"
+                "    def __dlpack_device__(s): return (1, 0)\n"
+                "def from_dlpack(x): return numpy.from_dlpack(_Held(x.__dlpack__(stream=None)))\n")
     profile = os.path.join(work, "bad.profile")
     with open(profile, "w") as f:
         f.write("dtypes = f32\nfeatures = zero-dim teleport\n")
@@ -129,6 +159,17 @@ def main():
           not any(c["id"].startswith("framework/module/imports_only") for c in
                   unexpected(report)[0]),
           f"arrays without __dlpack__ are judged as a consumer only: {out.strip()[-300:]}")
+    # The pairs: a consumer that passes stream=None fails on an exporter without stream, and the
+    # finding is the exporter's signature (VER-4); with stream, the same pairs pass.
+    pairs = ["--module", "toyarray", "--module", "stream_consumer", "--python", python,
+             "--filter", "pairs/module/toyarray@*/stream_consumer@*", "--json", report]
+    for bug, want in (("no-stream-keyword", {("no-stream-keyword", "VER-4")}), ("", set())):
+        code, out = run(pairs, env=dict(fake_env, TOYARRAY_BUG=bug))
+        cases, found = unexpected(report)
+        check(len(cases) >= 5 and found == want and
+              all(c["finding_class"] == "no-stream-keyword" for c in cases if bug),
+              f"pairs into a stream=None consumer, TOYARRAY_BUG={bug!r}: exit {code}, "
+              f"{len(cases)} cases, found {found}")
     print(f"{len(failures)} failed" if failures else "all passed")
     return 1 if failures else 0
 

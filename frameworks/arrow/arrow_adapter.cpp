@@ -380,6 +380,8 @@ const DLCPlugin kPlugin = {
     nullptr,
 #endif
     &kProfile,
+    nullptr,  // available
+    nullptr,  // ask
 };
 
 }  // namespace

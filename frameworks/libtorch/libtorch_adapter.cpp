@@ -110,6 +110,7 @@ const DLCPlugin kPlugin = {
     {0, 0},
     nullptr,
     nullptr, nullptr, nullptr, consume, release, nullptr,  // create destroy produce consume release profile
+    nullptr, nullptr,  // available ask (plugin ABI 3)
 };
 
 }  // namespace

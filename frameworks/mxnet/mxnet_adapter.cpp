@@ -578,6 +578,7 @@ const DLCPlugin kPlugin = {
     {0, 0},
     "legacy",
     create, nullptr, produce, consume, release, &kProfile,  // create destroy produce consume release profile
+    nullptr, nullptr,  // available ask (plugin ABI 3)
 };
 
 }  // namespace

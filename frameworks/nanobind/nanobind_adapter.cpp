@@ -368,6 +368,7 @@ const DLCPlugin kPlugin = {
     {1, 1},
     nullptr,
     create, nullptr, nullptr, consume, release, &kProfile,  // create destroy produce consume release profile
+    nullptr, nullptr,  // available ask (plugin ABI 3)
 };
 
 }  // namespace

@@ -330,6 +330,7 @@ const DLCPlugin kPlugin = {
     kVersioned ? DLCVersion{DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION} : DLCVersion{0, 0},
     kVersioned ? "versioned" : "legacy",
     create, nullptr, produce, consume, release, &kProfile,  // create destroy produce consume release profile
+    nullptr, nullptr,  // available ask (plugin ABI 3)
 };
 
 }  // namespace

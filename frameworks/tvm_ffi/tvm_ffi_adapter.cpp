@@ -447,6 +447,7 @@ const DLCPlugin kPlugin = {
     {DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION},
     "versioned",
     create, nullptr, produce, consume, release, &kProfile,  // create destroy produce consume release profile
+    nullptr, nullptr,  // available ask (plugin ABI 3)
 };
 
 }  // namespace

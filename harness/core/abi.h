@@ -1,6 +1,6 @@
 // Private mirrors of the DLPack structs, identical in every header from v0.6 to v1.3, so that the
 // harness, the judge and the fuzzers depend on no one header. Sizes and offsets are the ones
-// DLPACK_RULES.md states (LAY-1 to LAY-3), asserted below.
+// docs/rules.md states (LAY-1 to LAY-3), asserted below.
 #pragma once
 
 #include <cstddef>

@@ -14,8 +14,49 @@ namespace dlc::geo {
 // The most dimensions any walk takes; larger tensors are never backed with memory.
 constexpr int64_t kMaxWalkDims = 1024;
 
+// LAY-10's storage size is the product of the non-zero extents times the element size, whatever
+// the strides (0 included). Below 2^63 bytes it fits; from 2^63 to 2^64 - 1 bytes a consumer may
+// refuse the tensor or accept it (NumPy refuses: "array is too big", its index type is signed, and
+// ptrdiff_t cannot span it); past 64 bits it must refuse. The one place the band is decided: the
+// validator, the judge, the mocks and the fuzzers all classify through classify_size().
+constexpr uint64_t kSizeBandStart = uint64_t{1} << 63;
+
+enum class SizeClass : uint8_t {
+  fits,      // below 2^63 bytes
+  band,      // 2^63 to 2^64 - 1 bytes: refusing and accepting are both right
+  overflow,  // does not fit in 64 bits: must be refused
+};
+
+inline SizeClass classify_size(uint64_t bytes) {
+  return bytes >= kSizeBandStart ? SizeClass::band : SizeClass::fits;
+}
+
+// LAY-10's storage size of `ndim` extents, all >= 0, of `element_bytes` each.
+struct StorageSize {
+  SizeClass size_class = SizeClass::overflow;
+  uint64_t nonzero = 0;  // the non-zero extents' product, when it fits
+  uint64_t bytes = 0;    // that times element_bytes, when it fits
+};
+
+inline StorageSize storage_size(int64_t ndim, const int64_t* shape, uint64_t element_bytes) {
+  StorageSize s;
+  uint64_t product = 1;
+  for (int64_t i = 0; i < ndim; ++i) {
+    const uint64_t extent = shape[i] > 0 ? static_cast<uint64_t>(shape[i]) : 1;
+    if (__builtin_mul_overflow(product, extent, &product)) return s;
+  }
+  s.nonzero = product;
+  if (__builtin_mul_overflow(product, element_bytes, &s.bytes)) return s;
+  s.size_class = classify_size(s.bytes);
+  return s;
+}
+
 struct Geometry {
   bool valid = false;  // false: negative extent, zero lanes or an overflow (LAY-10)
+  // LAY-10's storage size and its class: a band size leaves the geometry valid. Overflow too
+  // when the geometry stopped before the size (a negative extent, zero lanes).
+  SizeClass size_class = SizeClass::overflow;
+  uint64_t size_bytes = 0;
   bool packed_subbyte = false;  // bits * lanes < 8 without IS_SUBBYTE_TYPE_PADDED (DT-3)
   uint8_t code = 0;             // the dtype's type code, for the fill rule
   uint64_t element_bytes = 0;   // (bits * lanes + 7) / 8
@@ -40,29 +81,28 @@ inline Geometry geometry(int64_t ndim, const int64_t* shape, const int64_t* stri
   g.packed_subbyte = bit_width < 8 && !padded;
   g.code = dtype.code;
   if (ndim < 0 || dtype.lanes == 0 || (ndim > 0 && shape == nullptr)) return g;
-  // LAY-10, in an order that does not matter: the non-zero extents' product, and the bytes it
-  // describes, must fit even when another extent is 0 (a zero does not excuse them, as NumPy
-  // refuses both [0, 2^21, 2^21, 2^21] and [2^31-1, 2^31-1, 2^31-1, 0] in float32).
-  uint64_t nonzero = 1, nonzero_bytes = 0;
   bool empty = false;
   for (int64_t i = 0; i < ndim; ++i) {
     if (shape[i] < 0) return g;
-    if (shape[i] == 0) {
-      empty = true;
-      continue;
-    }
-    if (__builtin_mul_overflow(nonzero, static_cast<uint64_t>(shape[i]), &nonzero)) return g;
+    empty = empty || shape[i] == 0;
   }
-  if (__builtin_mul_overflow(nonzero, g.element_bytes, &nonzero_bytes)) return g;
-  const uint64_t numel = empty ? 0 : nonzero;
+  // LAY-10, in an order that does not matter: the non-zero extents' product, and the bytes it
+  // describes, must fit even when another extent is 0 (a zero does not excuse them, as NumPy
+  // refuses both [0, 2^21, 2^21, 2^21] and [2^31-1, 2^31-1, 2^31-1, 0] in float32).
+  const StorageSize size = storage_size(ndim, shape, g.element_bytes);
+  g.size_class = size.size_class;
+  g.size_bytes = size.bytes;
+  if (size.size_class == SizeClass::overflow) return g;
+  const uint64_t numel = empty ? 0 : size.nonzero;
   const bool compact_used = uses_compact(strides, g.packed_subbyte);
   int64_t compact = 1;
   int64_t min_offset = 0, max_offset = 0;
   for (int64_t i = ndim - 1; i >= 0; --i) {
     const int64_t stride = compact_used ? compact : strides[i];
-    // Compact strides, when they are used, must fit in int64 (LAY-10).
+    // Compact strides, when they are used, must fit in int64 (LAY-10). They overflow only
+    // when the size is 2^63 bytes or more; with no element to reach, the size's class decides.
     if (__builtin_mul_overflow(compact, shape[i] == 0 ? 1 : shape[i], &compact)) {
-      if (compact_used) return g;
+      if (compact_used && numel > 0) return g;
       compact = 1;
     }
     if (numel == 0) continue;

@@ -88,3 +88,56 @@ TEST_CASE("geometry: a spec's effective strides", "[unit]") {
   spec.ndim = DLC_MAX_NDIM + 1;
   CHECK_FALSE(dlc::geo::geometry(spec).g.valid);
 }
+
+TEST_CASE("geometry: LAY-10's band, 2^63 to 2^64 - 1 bytes, is its own class", "[unit]") {
+  using dlc::geo::SizeClass;
+  constexpr uint64_t two63 = uint64_t{1} << 63;
+  CHECK(dlc::geo::kSizeBandStart == two63);
+  CHECK(dlc::geo::classify_size(two63 - 1) == SizeClass::fits);
+  CHECK(dlc::geo::classify_size(two63) == SizeClass::band);
+  CHECK(dlc::geo::classify_size(UINT64_MAX) == SizeClass::band);
+  // The size counts the non-zero extents, whatever an extent of 0 or a stride of 0 does.
+  const DLCDtype i8{0, 8, 1}, f16{2, 16, 1};
+  struct Row {
+    const char* what;
+    std::vector<int64_t> shape;
+    DLCDtype dtype;
+    SizeClass expected;
+    uint64_t bytes;
+  };
+  const Row rows[] = {
+      {"2^63 - 1 bytes", {0, INT64_MAX}, i8, SizeClass::fits, two63 - 1},
+      {"2^63 bytes", {0, int64_t{1} << 62}, f16, SizeClass::band, two63},
+      {"2^64 - 2 bytes", {0, INT64_MAX}, f16, SizeClass::band, UINT64_MAX - 1},
+      {"2^64 - 1 bytes", {0, 3, 6148914691236517205}, i8, SizeClass::band, UINT64_MAX},
+      {"2^64 bytes", {int64_t{1} << 62, 0, 4}, i8, SizeClass::overflow, 0},
+      {"2^63 - 2 bytes, no zero", {(int64_t{1} << 62) - 1}, f16, SizeClass::fits, two63 - 2},
+      {"2^63 bytes, no zero", {int64_t{1} << 61, 2}, f16, SizeClass::band, two63},
+  };
+  for (const Row& row : rows) {
+    INFO(row.what);
+    const int64_t ndim = static_cast<int64_t>(row.shape.size());
+    const uint64_t element_bytes = (uint64_t{row.dtype.bits} * row.dtype.lanes + 7) / 8;
+    const dlc::geo::StorageSize size =
+        dlc::geo::storage_size(ndim, row.shape.data(), element_bytes);
+    CHECK(size.size_class == row.expected);
+    if (row.expected != SizeClass::overflow) CHECK(size.bytes == row.bytes);
+    // Broadcast (stride 0 everywhere): the size, not the one element of storage, decides.
+    const std::vector<int64_t> zero(row.shape.size(), 0);
+    const dlc::geo::Geometry g = dlc::geo::geometry(ndim, row.shape.data(), zero.data(), row.dtype,
+                                                    false);
+    CHECK(g.size_class == row.expected);
+    CHECK(g.valid == (row.expected != SizeClass::overflow));
+  }
+}
+
+TEST_CASE("geometry: a zero-size tensor in the band keeps NULL strides valid (LAY-10)", "[unit]") {
+  // Compact strides reach 2^63 elements of one byte here, but there is no element to reach: the
+  // size's class decides (band), not the stride of an empty dimension.
+  int64_t shape[3] = {0, int64_t{1} << 62, 2};
+  const dlc::geo::Geometry g = dlc::geo::geometry(3, shape, nullptr, DLCDtype{0, 8, 1}, false);
+  CHECK(g.valid);
+  CHECK(g.size_class == dlc::geo::SizeClass::band);
+  CHECK(g.numel == 0);
+  CHECK(g.storage_bytes == 0);
+}

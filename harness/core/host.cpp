@@ -18,6 +18,12 @@ int host_deleter_called(void* ctx, const void* managed) {
   return self(ctx).ledger.deleter_called(managed) ? 0 : 1;
 }
 void host_produced(void* ctx, const void* managed) { self(ctx).ledger.produced(managed); }
+void host_device_allocated(void* ctx, const void* pointer, size_t size, int32_t allocator) {
+  self(ctx).devices.allocated(pointer, size, allocator);
+}
+void host_device_freed(void* ctx, const void* pointer, int32_t allocator) {
+  self(ctx).devices.freed(pointer, allocator);
+}
 
 }  // namespace
 
@@ -31,7 +37,23 @@ HostState::HostState() {
   table.no_storage = host_no_storage;
   table.deleter_called = host_deleter_called;
   table.produced = host_produced;
+  table.device_allocated = host_device_allocated;
+  table.device_freed = host_device_freed;
   ledger.batch_frees_in(&arena);
+}
+
+BlockFacts host_facts(const HostState& host, uintptr_t address) noexcept {
+  BlockFacts b = host.arena.facts(address);
+  if (b.found) return b;
+  if (const DeviceLedger::Entry* e = host.devices.region_of(address)) {
+    b.found = true;
+    b.kind = DLC_ALLOC_DATA;
+    b.state = BlockState::device_poison;
+    b.start = e->start;
+    b.size = e->size;
+    b.offset = static_cast<int64_t>(address - e->start);
+  }
+  return b;
 }
 
 HostState& process_host() {

@@ -53,6 +53,9 @@ struct CaseResult {
   // An INFO finding on a passing case (an observation, never a failure), or the severity of the
   // finding: "MUST", "SHOULD", "INFO"; "" when there is none.
   std::string severity;
+  // Skipped because a party cannot run on this machine (no CUDA device): counted apart in the
+  // summary; `detail` gives the party's reason.
+  bool unavailable = false;
 
   // The outcome matches the expectation.
   bool as_expected() const;

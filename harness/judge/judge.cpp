@@ -3,6 +3,7 @@
 
 #include <cstring>
 
+#include "device_ledger.h"
 #include "geometry.hpp"
 
 namespace dlc {
@@ -361,15 +362,17 @@ void judge_import(const ImportFacts& f, Finding* out) noexcept {
           .add(f.consumer_error);
       return;
     }
-    if (f.truth_known && f.truth->accepted && f.must_accept &&
-        f.legacy_answer_to_versioned_ask) {
+    // A size of 2^63 bytes or more may be refused, whatever else the tensor is (LAY-10).
+    const bool must_take = f.truth_known && f.truth->accepted && f.must_accept &&
+                           !f.truth->size_band;
+    if (must_take && f.legacy_answer_to_versioned_ask) {
       out->set(FindingClass::rejected_valid, Rule::VER_4)
           .add("expected the consumer, which asks with max_version, to take the legacy struct a "
                "legacy producer answers with, but it refused it: ")
           .add(f.consumer_error);
       return;
     }
-    if (f.truth_known && f.truth->accepted && f.must_accept) {
+    if (must_take) {
       out->set(FindingClass::rejected_valid, f.tensor_rule)
           .add("expected a valid tensor inside the consumer's profile to import but it refused: ")
           .add(f.consumer_error);
@@ -611,6 +614,88 @@ void judge_ownership(const OwnershipFacts& f, Finding* out) noexcept {
         .unum(f.consumer_foreign_bytes)
         .add(" bytes it does not own, the first from ")
         .add(or_dash(f.consumer_free_site));
+  }
+}
+
+// ---- Device memory ---------------------------------------------------------------------------
+
+namespace {
+
+bool cuda_family(int32_t device_type) {
+  return device_type == 2 || device_type == 3 || device_type == 13;  // CUDA, pinned, managed
+}
+bool rocm_family(int32_t device_type) { return device_type == 10 || device_type == 11; }
+
+}  // namespace
+
+void judge_stream_ask(const StreamFacts& f, Finding* out) noexcept {
+  out->clear();
+  if (!f.has_stream) return;
+  if (f.device_type == 1) {
+    out->set(FindingClass::stream_on_cpu)
+        .add("expected ")
+        .add(f.consumer_label)
+        .add(" to pass stream=None for a CPU tensor but it passed ")
+        .num(f.stream);
+    return;
+  }
+  const bool bad = f.stream < -1 || (cuda_family(f.device_type) && f.stream == 0) ||
+                   (rocm_family(f.device_type) && (f.stream == 1 || f.stream == 2));
+  if (!bad) return;
+  auto w = out->set(FindingClass::bad_stream_value);
+  w.add("expected ").add(f.consumer_label).add(" to pass a stream the device allows but it passed ")
+      .num(f.stream);
+  if (cuda_family(f.device_type)) {
+    w.add(" (CUDA: None or 1 is the legacy default stream, 2 the per-thread default, 0 is ")
+        .add("disallowed)");
+  } else if (rocm_family(f.device_type)) {
+    w.add(" (ROCm: None or 0 is the default stream; 1 and 2 are not supported)");
+  }
+}
+
+void judge_stream_read(const StreamFacts& f, Finding* out) noexcept {
+  out->clear();
+  if (!f.read_before_write) return;
+  auto w = out->set(FindingClass::stream_not_synchronised);
+  if (!f.has_stream) {
+    w.add("expected ").add(f.consumer_label).add(" to pass the stream it reads on, but it passed ")
+        .add("none (the legacy default stream) and read before ").add(f.producer_label)
+        .add("'s pending write landed");
+  } else if (f.stream == -1) {
+    w.add(f.consumer_label).add(" passed stream=-1 (the producer does not synchronise) but read ")
+        .add("before ").add(f.producer_label).add("'s pending write landed: it must synchronise ")
+        .add("itself first");
+  } else {
+    w.add("expected ").add(f.producer_label).add(" to make the consumer's stream ").num(f.stream)
+        .add(" wait for its pending write but ").add(f.consumer_label)
+        .add(" read the values from before the write on it");
+  }
+}
+
+void judge_device_memory(const DeviceMemoryFacts& f, Finding* out) noexcept {
+  out->clear();
+  if (!f.deleter_ran) return;
+  if (f.mismatched > 0) {
+    out->set(FindingClass::wrong_free_function)
+        .add("expected the deleter of ")
+        .add(f.producer_label)
+        .add(" to free ")
+        .add(device_allocator_name(f.allocated_with, false))
+        .add(" memory with ")
+        .add(device_allocator_name(f.allocated_with, true))
+        .add(" but it called ")
+        .add(device_allocator_name(f.freed_with, true));
+    return;
+  }
+  if (f.unfreed > 0) {
+    out->set(FindingClass::deleter_leaks)
+        .add("expected the deleter of ")
+        .add(f.producer_label)
+        .add(" to free its device memory but found ")
+        .unum(f.unfreed_bytes)
+        .add(" bytes from ")
+        .add(device_allocator_name(f.unfreed_allocator, false))
+        .add(" still allocated");
   }
 }
 

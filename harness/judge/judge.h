@@ -92,7 +92,9 @@ struct ImportFacts {
   // The reference verdict for a consumer of this version (truth_known false for raw exchanges).
   bool truth_known = false;
   const ValidateResult* truth = nullptr;
-  // A conformant consumer with this profile must import it (refusing is rejected-valid).
+  // A conformant consumer with this profile must import it (refusing is rejected-valid), unless
+  // the truth puts its storage size in LAY-10's band (truth->size_band): then either answer is
+  // right.
   bool must_accept = false;
   // The consumer asked with a max_version of major 1 or more and got a legacy struct, which a
   // legacy producer may answer with (VER-4): a refusal of it breaks VER-4, not the tensor's rule.
@@ -144,6 +146,41 @@ struct OwnershipFacts {
 };
 
 void judge_ownership(const OwnershipFacts& facts, Finding* out) noexcept;
+
+// ---- Device memory: streams (STRM-1, STRM-2) and device allocators (LIFE-5) ------------------
+
+struct StreamFacts {
+  int32_t device_type = 1;  // of the tensor (what __dlpack_device__ says)
+  bool has_stream = false;  // the consumer passed a stream other than None
+  int64_t stream = 0;
+  // The consumer's values are the storage as it was before the producer's pending write landed
+  // (every byte still the producer's fill pattern): it read too early.
+  bool read_before_write = false;
+  const char* consumer_label = "";
+  const char* producer_label = "";
+};
+
+// The consumer's ask, before anything is produced: a stream on the CPU (STRM-1), a stream value
+// the device does not allow (STRM-2: 0 on CUDA, 1 and 2 on ROCm, anything below -1).
+void judge_stream_ask(const StreamFacts& facts, Finding* out) noexcept;
+// After the import: values read before the producer's pending write landed (STRM-1). The words
+// blame the consumer when its ask explains it (no stream, or -1 without synchronising itself),
+// else the producer (it did not make the consumer's stream wait).
+void judge_stream_read(const StreamFacts& facts, Finding* out) noexcept;
+
+struct DeviceMemoryFacts {
+  bool deleter_ran = false;  // the producer's deleter was called
+  uint32_t unfreed = 0;      // device allocations the deleter left behind
+  size_t unfreed_bytes = 0;
+  int32_t unfreed_allocator = 0;
+  uint32_t mismatched = 0;  // freed by another allocator's free function
+  int32_t allocated_with = 0;
+  int32_t freed_with = 0;
+  const char* producer_label = "";
+};
+
+// LIFE-5 for device memory: the deleter frees every device allocation with its own allocator.
+void judge_device_memory(const DeviceMemoryFacts& facts, Finding* out) noexcept;
 
 }  // namespace dlc
 

@@ -418,3 +418,166 @@ TEST_CASE("judge: a write through an import of immutable data (FLAG-1, FLAG-1b)"
     expect_verdict(row, f, &dlc::judge_write_through);
   }
 }
+
+TEST_CASE("judge: a size in LAY-10's band may be refused and may be imported", "[unit]") {
+  // NumPy refuses [0, 2^63 - 1] in float16 ("array is too big"): the non-zero extents give
+  // 2^64 - 2 bytes. A consumer that does so is not blamed, nor one that imports it; past 64 bits
+  // a refusal is required.
+  constexpr int64_t two62 = int64_t{1} << 62;
+  struct Row {
+    const char* what;
+    std::vector<int64_t> shape;
+    int64_t stride;  // every dimension's
+    DLCDtype dtype;
+    int rc;
+    const char* expected;
+  };
+  const DLCDtype i8{0, 8, 1}, f16{2, 16, 1}, f32{2, 32, 1};
+  const Row rows[] = {
+      {"2^64 - 2 bytes, zero-size, refused", {0, INT64_MAX}, 1, f16, DLC_ERR_BUFFER, "none"},
+      {"2^64 - 2 bytes, zero-size, imported", {0, INT64_MAX}, 1, f16, DLC_OK, "none"},
+      {"2^63 bytes, zero-size, refused", {0, two62}, 1, f16, DLC_ERR_BUFFER, "none"},
+      {"2^63 bytes, zero-size, imported", {0, two62}, 1, f16, DLC_OK, "none"},
+      {"2^64 - 1 bytes, zero-size, refused", {0, 3, 6148914691236517205}, 1, i8, DLC_ERR_BUFFER,
+       "none"},
+      {"2^63 bytes, stride 0, refused", {two62 >> 1, 2}, 0, f16, DLC_ERR_BUFFER, "none"},
+      {"2^63 bytes, stride 0, imported", {two62 >> 1, 2}, 0, f16, DLC_OK, "none"},
+      // Below the band a refusal is rejected-valid ...
+      {"2^63 - 1 bytes, zero-size, refused", {0, INT64_MAX}, 1, i8, DLC_ERR_BUFFER,
+       "rejected-valid LAY-7"},
+      {"2^63 - 2 bytes, stride 0, refused", {two62 - 1}, 0, f16, DLC_ERR_BUFFER,
+       "rejected-valid LAY-7"},
+      // ... and past 64 bits an import is accepted-invalid.
+      {"2^64 bytes, zero-size, imported", {0, two62}, 1, f32, DLC_OK, "accepted-invalid LAY-10"},
+      {"2^64 bytes, zero-size, refused", {0, two62}, 1, f32, DLC_ERR_BUFFER, "none"},
+      {"2^64 bytes, stride 0, imported", {two62}, 0, f32, DLC_OK, "accepted-invalid LAY-10"},
+  };
+  for (const Row& row : rows) {
+    std::vector<int64_t> shape = row.shape;
+    const std::vector<int64_t> strides(shape.size(), row.stride);
+    static uint8_t storage[8];
+    dlc::abi::ManagedTensorVersioned m{};
+    m.version = {1, 3};
+    m.dl_tensor = dlc::abi::Tensor{storage, {1, 0}, static_cast<int32_t>(shape.size()), row.dtype,
+                                   shape.data(), const_cast<int64_t*>(strides.data()), 0};
+    dlc::ValidateResult truth;
+    dlc::validate(DLCHandoff{"dltensor_versioned", &m}, dlc::ValidateOptions{}, &truth);
+    DLCObservation obs{};
+    obs.ndim = m.dl_tensor.ndim;
+    dlc::ImportFacts f;
+    f.rc = row.rc;
+    f.consumer_error = "array is too big";
+    f.truth_known = true;
+    f.truth = &truth;
+    f.must_accept = true;
+    f.tensor_rule = dlc::Rule::LAY_7;  // as the fuzzers and the catalogue name a zero-size case
+    f.observation = &obs;
+    dlc::Finding out;
+    dlc::judge_import(f, &out);
+    INFO(row.what << ": " << out.words);
+    CHECK(verdict(out) == row.expected);
+  }
+}
+
+// Device memory, on recorded traces: what a consumer asked, and what it read back on the device
+// (no GPU needed: the CUDA cases themselves run on one, through tools/gpu-check).
+TEST_CASE("judge: the stream a consumer passes for device memory (STRM-1, STRM-2)", "[unit]") {
+  struct Row {
+    const char* what;
+    int32_t device_type;
+    bool has_stream;
+    int64_t stream;
+    const char* expected;
+  };
+  const Row rows[] = {
+      {"CUDA, a stream handle", 2, true, 0x7f00123400, "none"},
+      {"CUDA, the legacy default stream (1)", 2, true, 1, "none"},
+      {"CUDA, the per-thread default stream (2)", 13, true, 2, "none"},
+      {"CUDA, -1: the consumer synchronises itself", 2, true, -1, "none"},
+      {"CUDA, None", 2, false, 0, "none"},
+      {"CUDA, 0 is disallowed", 2, true, 0, "bad-stream-value STRM-2"},
+      {"pinned memory, 0 is disallowed", 3, true, 0, "bad-stream-value STRM-2"},
+      {"CUDA, -7 is no stream", 2, true, -7, "bad-stream-value STRM-2"},
+      {"ROCm, 0 is the default", 10, true, 0, "none"},
+      {"ROCm, 1 is not supported", 10, true, 1, "bad-stream-value STRM-2"},
+      {"CPU, a stream", 1, true, 5, "stream-on-cpu STRM-1"},
+      {"CPU, None", 1, false, 0, "none"},
+  };
+  for (const Row& row : rows) {
+    dlc::StreamFacts f;
+    f.device_type = row.device_type;
+    f.has_stream = row.has_stream;
+    f.stream = row.stream;
+    f.consumer_label = "cuda-consumer@v1.3";
+    expect_verdict(row, f, dlc::judge_stream_ask);
+  }
+}
+
+TEST_CASE("judge: device values read before the producer's write landed (STRM-1)", "[unit]") {
+  struct Row {
+    const char* what;
+    bool has_stream;
+    int64_t stream;
+    bool read_before_write;
+    const char* expected;
+    const char* blames;  // whose name the words put first
+  };
+  const Row rows[] = {
+      {"the stream waited", true, 0x7f0012, false, "none", ""},
+      {"a producer that ignored the consumer's stream", true, 0x7f0012, true,
+       "stream-not-synchronised STRM-1", "expected producer@v1.3"},
+      {"a consumer that passed no stream", false, 0, true, "stream-not-synchronised STRM-1",
+       "expected consumer@v1.3"},
+      {"a consumer that passed -1 and did not synchronise", true, -1, true,
+       "stream-not-synchronised STRM-1", "consumer@v1.3 passed stream=-1"},
+  };
+  for (const Row& row : rows) {
+    dlc::StreamFacts f;
+    f.device_type = 2;
+    f.has_stream = row.has_stream;
+    f.stream = row.stream;
+    f.read_before_write = row.read_before_write;
+    f.consumer_label = "consumer@v1.3";
+    f.producer_label = "producer@v1.3";
+    expect_verdict(row, f, dlc::judge_stream_read);
+    dlc::Finding out;
+    dlc::judge_stream_read(f, &out);
+    CHECK(std::string(out.words).rfind(row.blames, 0) == 0);
+  }
+}
+
+TEST_CASE("judge: device memory freed by its own allocator (LIFE-5)", "[unit]") {
+  struct Row {
+    const char* what;
+    bool deleter_ran;
+    uint32_t unfreed, mismatched;
+    const char* expected;
+  };
+  const Row rows[] = {
+      {"every allocation freed by its own free function", true, 0, 0, "none"},
+      {"cudaFree on cudaMallocHost memory", true, 0, 1, "wrong-free-function LIFE-5"},
+      {"device memory never freed", true, 1, 0, "deleter-leaks LIFE-5"},
+      {"not yet deleted: nothing to judge", false, 1, 0, "none"},
+  };
+  for (const Row& row : rows) {
+    dlc::DeviceMemoryFacts f;
+    f.deleter_ran = row.deleter_ran;
+    f.unfreed = row.unfreed;
+    f.unfreed_bytes = 256;
+    f.unfreed_allocator = DLC_DEVICE_ALLOC_CUDA_MALLOC;
+    f.mismatched = row.mismatched;
+    f.allocated_with = DLC_DEVICE_ALLOC_CUDA_MALLOC_HOST;
+    f.freed_with = DLC_DEVICE_ALLOC_CUDA_MALLOC;
+    f.producer_label = "planted-cuda-wrong-free-producer@v1.3";
+    expect_verdict(row, f, dlc::judge_device_memory);
+  }
+  dlc::DeviceMemoryFacts f;
+  f.deleter_ran = true;
+  f.mismatched = 1;
+  f.allocated_with = DLC_DEVICE_ALLOC_CUDA_MALLOC_HOST;
+  f.freed_with = DLC_DEVICE_ALLOC_CUDA_MALLOC;
+  dlc::Finding out;
+  dlc::judge_device_memory(f, &out);
+  CHECK(std::string(out.words).find("cudaMallocHost memory with cudaFreeHost but it called "
+                                    "cudaFree") != std::string::npos);
+}

@@ -1,57 +1,246 @@
 #!/usr/bin/env python3
-"""The rule table (rules.def) against shared/DLPACK_RULES.md, its source: the same rule ids in the
-same order, and the same severity wherever the file states one ("**LAY-1 MUST.**").
+"""The rule table (rules.def) against the project's rulebook, docs/rules.md: the same rule ids in
+the same order, and for each rule the same severity and the same first version (since_major,
+since_minor). The rulebook gives each rule a heading that holds only its id ("### LAY-10", so that
+reports can link docs/rules.md#lay-10) and, under it, "- **Severity:** MUST" and
+"- **Applies from:** v0.6"; a heading or a line that breaks that form is a failure too.
 
-  rules_table_test.py rules.def DLPACK_RULES.md
+  rules_table_test.py rules.def docs/rules.md [DLPACK_RULES.md]
 
-Without the file the test is skipped (exit 77) and says so; under CI (CI=true), where shared/
-sits beside the clone, a missing file fails it."""
+This check always runs: both files are in the repository. Before it, the script runs the same
+comparison on copies of the rulebook changed in memory (one severity changed, one since version
+changed, one rule removed) and fails unless the comparison reports each change, so that a check
+that has stopped seeing mismatches cannot pass.
+
+The optional third argument is the catalogue the rules were first written from
+(../shared/DLPACK_RULES.md, beside the clone on the machines that have it). Where it exists, the
+ids (same order) and the severity wherever it states one ("**LAY-1 MUST.**") are cross-checked
+against it too. Where it is absent, only that cross-check is skipped, and the test still passes,
+also under CI (CI=true): the rulebook in docs/ is the reference now, and a fresh clone has no
+shared/ folder."""
 import os
 import re
 import sys
 
+RULE_ID = r"[A-Z]+-\d+b?"
 
-def main():
-    table_path, rules_path = sys.argv[1], sys.argv[2]
-    if not os.path.exists(rules_path):
-        print(f"SKIP: {rules_path} is not here (shared/ beside the clone)")
-        return 1 if os.environ.get("CI") == "true" else 77
-    table = []
-    for line in open(table_path, encoding="utf-8"):
-        m = re.match(r'DLC_RULE\(\w+, "([A-Z]+-\d+b?)", (must|should|info), (\d+), (\d+), "(.+)"\)$',
+
+def read_table(path):
+    """[(id, SEVERITY, (major, minor), summary)] of rules.def, and its malformed rows."""
+    table, problems = [], []
+    for line in open(path, encoding="utf-8"):
+        m = re.match(r'DLC_RULE\(\w+, "(' + RULE_ID + r')", (must|should|info), (\d+), (\d+), "(.+)"\)$',
                      line.strip())
         if m:
-            table.append((m.group(1), m.group(2).upper(), m.group(5)))
+            table.append((m.group(1), m.group(2).upper(), (int(m.group(3)), int(m.group(4))),
+                          m.group(5)))
         elif line.startswith("DLC_RULE("):
-            print(f"malformed row in {table_path}: {line.strip()}")
-            return 1
+            problems.append(f"malformed row in {path}: {line.strip()}")
+    return table, problems
+
+
+def anchor(heading):
+    """The anchor GitHub gives a heading: lower case, punctuation other than '-' and '_' dropped,
+    spaces turned into '-'."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def read_rulebook(text):
+    """[(id, SEVERITY, (major, minor))] of the rulebook, in its order, and the problems of form."""
+    rules, problems, anchors = [], [], {}
+    current = None  # [id, severities, versions, sources]
+
+    def close():
+        if current is None:
+            return
+        rule, severities, versions, sources = current
+        if len(severities) != 1:
+            problems.append(f"{rule}: expected one '- **Severity:** MUST|SHOULD|INFO' line under "
+                            f"its heading but found {len(severities)}")
+        if len(versions) != 1:
+            problems.append(f"{rule}: expected one '- **Applies from:** vMAJOR.MINOR' line under "
+                            f"its heading but found {len(versions)}")
+        if not sources:
+            problems.append(f"{rule}: expected a '- **Source:** ...' line under its heading but "
+                            "found none")
+        rules.append((rule, severities[0] if severities else None,
+                      versions[0] if versions else None))
+
+    for number, line in enumerate(text.splitlines(), 1):
+        heading = re.match(r"(#{1,6}) (.*)$", line)
+        if heading:
+            close()
+            current = None
+            title = heading.group(2).strip()
+            slug = anchor(title)
+            if slug in anchors:
+                problems.append(f"line {number}: heading '{title}' has the anchor #{slug} of line "
+                                f"{anchors[slug]}; anchors must be unique")
+            anchors.setdefault(slug, number)
+            if re.fullmatch(RULE_ID, title):
+                if heading.group(1) != "###":
+                    problems.append(f"line {number}: rule {title} must be a level-3 heading "
+                                    f"('### {title}')")
+                current = [title, [], [], []]
+            elif re.match(RULE_ID + r"\b", title):
+                problems.append(f"line {number}: expected a rule heading to hold only its id (so "
+                                f"that its anchor is the id) but found '{title}'")
+            continue
+        if current is None:
+            continue
+        m = re.match(r"- \*\*Severity:\*\* (\S+)\s*$", line)
+        if m:
+            if m.group(1) not in ("MUST", "SHOULD", "INFO"):
+                problems.append(f"{current[0]}: expected severity MUST, SHOULD or INFO but found "
+                                f"'{m.group(1)}'")
+            current[1].append(m.group(1))
+            continue
+        m = re.match(r"- \*\*Applies from:\*\* v(\d+)\.(\d+)\b", line)
+        if m:
+            current[2].append((int(m.group(1)), int(m.group(2))))
+            continue
+        if re.match(r"- \*\*Applies from:\*\*", line):
+            problems.append(f"{current[0]}: expected '- **Applies from:** vMAJOR.MINOR' but found "
+                            f"'{line.strip()}'")
+            current[2].append(None)
+            continue
+        if re.match(r"- \*\*Source:\*\* \S", line):
+            current[3].append(line)
+    close()
+    return rules, problems
+
+
+def version(v):
+    return "none" if v is None else f"v{v[0]}.{v[1]}"
+
+
+def compare(table, rules, where):
+    """Every way the rulebook's rules differ from the table's, one sentence each."""
+    failures = []
+    ids = [r[0] for r in table]
+    book_ids = [r[0] for r in rules]
+    if ids != book_ids:
+        missing = [i for i in ids if i not in book_ids]
+        extra = [i for i in book_ids if i not in ids]
+        repeated = sorted({i for i in book_ids if book_ids.count(i) > 1})
+        if missing or extra or repeated:
+            failures.append(f"expected the ids of rules.def in {where} but found missing "
+                            f"{missing}, extra {extra}, repeated {repeated}")
+        else:
+            failures.append(f"expected the ids of rules.def in its order in {where} but found "
+                            f"them in another order: {book_ids}")
+    book = {r[0]: r for r in rules}
+    for rule, severity, since, _ in table:
+        if rule not in book:
+            continue
+        _, book_severity, book_since = book[rule]
+        if book_severity != severity:
+            failures.append(f"{rule}: expected severity {severity} (as rules.def says) but "
+                            f"{where} says {book_severity}")
+        if book_since != since:
+            failures.append(f"{rule}: expected it to apply from {version(since)} (as rules.def "
+                            f"says) but {where} says {version(book_since)}")
+    return failures
+
+
+def self_check(table, text):
+    """The comparison must see a changed severity, a changed version and a removed rule."""
+    lines = text.splitlines()
+
+    def section(rule):
+        start = lines.index(f"### {rule}")
+        end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("#")),
+                   len(lines))
+        return start, end
+
+    failures = []
+    must = next(r for r in table if r[1] == "MUST")[0]
+    start, end = section(must)
+    changed = list(lines)
+    for i in range(start, end):
+        changed[i] = changed[i].replace("- **Severity:** MUST", "- **Severity:** SHOULD")
+    since = [i for i in range(start, end) if lines[i].startswith("- **Applies from:**")]
+    older = list(lines)
+    for i in since:
+        older[i] = "- **Applies from:** v9.9"
+    removed_rule = table[len(table) // 2][0]
+    start, end = section(removed_rule)
+    removed = lines[:start] + lines[end:]
+    for what, mutated, expect in (
+            (f"{must}'s severity changed to SHOULD", changed, f"{must}: expected severity MUST"),
+            (f"{must}'s version changed to v9.9", older, f"{must}: expected it to apply from"),
+            (f"{removed_rule} removed", removed, f"missing ['{removed_rule}']")):
+        rules, _ = read_rulebook("\n".join(mutated))
+        found = compare(table, rules, "the mutated rulebook")
+        if not any(expect in f for f in found):
+            failures.append(f"self-check: with {what}, expected the comparison to report "
+                            f"'{expect}' but it reported {found}")
+        else:
+            print(f"self-check: {what}: reported ({'; '.join(found)})")
+    return failures
+
+
+def read_catalogue(path):
+    """[(id, SEVERITY or None)] of the catalogue: its bullets "- **LAY-1 MUST.**"."""
     stated = []
-    for line in open(rules_path, encoding="utf-8"):
-        m = re.match(r"- \*\*([A-Z]+-\d+b?)(?: (MUST|SHOULD|INFO))?(?: \(v[\d.]+\+\))?(?: not rely on it)?\.?\*\*",
-                     line.strip())
+    for line in open(path, encoding="utf-8"):
+        m = re.match(r"- \*\*(" + RULE_ID + r")(?: (MUST|SHOULD|INFO))?(?: \(v[\d.]+\+\))?"
+                     r"(?: not rely on it)?\.?\*\*", line.strip())
         if m:
             stated.append((m.group(1), m.group(2)))
+    return stated
+
+
+def cross_check(table, path):
+    failures = []
+    stated = read_catalogue(path)
     ids = [r[0] for r in table]
     source_ids = [s[0] for s in stated]
-    failures = []
     if ids != source_ids:
         missing = [i for i in source_ids if i not in ids]
         extra = [i for i in ids if i not in source_ids]
-        failures.append(f"expected the ids of {rules_path} in its order but found "
-                        f"missing {missing}, extra {extra}")
+        failures.append(f"expected the ids of {path} in its order but found missing {missing}, "
+                        f"extra {extra}")
     severity = {r[0]: r[1] for r in table}
     for rule, stated_severity in stated:
         if stated_severity and severity.get(rule) != stated_severity:
-            failures.append(f"{rule}: expected severity {stated_severity} (as {rules_path} states) "
-                            f"but the table says {severity.get(rule)}")
-    for rule, _, summary in table:
+            failures.append(f"{rule}: expected severity {stated_severity} (as {path} states) but "
+                            f"the table says {severity.get(rule)}")
+    return failures, sum(1 for s in stated if s[1])
+
+
+def main():
+    if len(sys.argv) not in (3, 4):
+        print("usage: rules_table_test.py rules.def docs/rules.md [DLPACK_RULES.md]")
+        return 1
+    table_path, book_path = sys.argv[1], sys.argv[2]
+    catalogue_path = sys.argv[3] if len(sys.argv) == 4 else None
+    table, failures = read_table(table_path)
+    if not table:
+        failures.append(f"expected DLC_RULE rows in {table_path} but found none")
+    text = open(book_path, encoding="utf-8").read()
+    rules, problems = read_rulebook(text)
+    failures += problems
+    failures += compare(table, rules, book_path)
+    for rule, _, _, summary in table:
         if len(summary) > 140:
             failures.append(f"{rule}: the summary is a sentence for a report cell; keep it short")
+    if not failures:
+        failures += self_check(table, text)
+    stated = 0
+    if catalogue_path and os.path.exists(catalogue_path):
+        more, stated = cross_check(table, catalogue_path)
+        failures += more
     for f in failures:
         print(f)
     if failures:
         return 1
-    print(f"{len(table)} rules match {rules_path} ({sum(1 for s in stated if s[1])} with a stated severity)")
+    print(f"{len(table)} rules of {table_path} match {book_path} (ids, order, severity, since)")
+    if catalogue_path and os.path.exists(catalogue_path):
+        print(f"and match {catalogue_path} (ids, order; {stated} stated severities)")
+    else:
+        print(f"note: {catalogue_path or 'no catalogue named'} is not here; the optional "
+              "cross-check against it was skipped")
     return 0
 
 

@@ -183,6 +183,12 @@ void check_tensor(const abi::Tensor& t, bool versioned, DLCVersion version, uint
         .add("strides overflow");
     return;
   }
+  if (g.size_class == geo::SizeClass::band) {
+    // Valid, and either answer is right: the judge blames neither a refusal nor an import.
+    r->size_band = true;
+    c.add(Rule::LAY_10, true).add("storage size of ").unum(g.size_bytes)
+        .add(" bytes is 2^63 or more: a consumer may refuse it (NumPy does) or accept it");
+  }
   if (g.numel > 0 && t.data == nullptr) {
     c.add(Rule::LAY_4).add("expected data != NULL for ").unum(g.numel)
         .add(" elements but found NULL");
@@ -253,6 +259,7 @@ const Violation* ValidateResult::first_refusal(bool strict) const noexcept {
 void validate(const DLCHandoff& handoff, const ValidateOptions& o, ValidateResult* r,
               int32_t raw_kind) noexcept {
   r->accepted = false;
+  r->size_band = false;
   r->count = 0;
   r->observation = DLCObservation{};
   Checker c(r);

@@ -1,5 +1,5 @@
 // The strict reference validator: checks a handed-over tensor against every rule of
-// shared/DLPACK_RULES.md that can be checked from the struct, and names the rule it breaks.
+// docs/rules.md that can be checked from the struct, and names the rule it breaks.
 //
 // Levels follow nanoarrow's validation levels:
 //   minimal  - reads only the struct's own fields; never dereferences shape, strides or data.
@@ -41,6 +41,9 @@ struct ValidateOptions {
 struct ValidateResult {
   static constexpr int kMaxViolations = 8;
   bool accepted = false;  // no MUST violation
+  // LAY-10's storage size lies in the band from 2^63 to 2^64 - 1 bytes (geo::SizeClass::band):
+  // refusing is as right as importing, so a refusal is no rejected-valid (standard level and up).
+  bool size_band = false;
   int count = 0;
   Violation violations[kMaxViolations];  // in the order found; severities vary
   DLCObservation observation{};          // filled as far as the level allowed

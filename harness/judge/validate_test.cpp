@@ -6,6 +6,7 @@
 
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "catch.hpp"
 #include "geometry.hpp"
@@ -282,4 +283,84 @@ TEST_CASE("validate: strided digests equal the compact copy's (LAY-4, LAY-8)", "
   m.version = {1, 1};
   const auto wrong = check("dltensor_versioned", &m, dlc::Level::full);
   CHECK(wrong.observation.digest != expected);
+}
+
+namespace {
+
+// The validator's verdict on one tensor at the standard level, and whether it noted LAY-10's
+// band (an INFO note, and size_band).
+struct BandVerdict {
+  std::string first_must;
+  bool noted = false;
+};
+
+BandVerdict band_verdict(std::vector<int64_t> shape, const int64_t* strides, DLCDtype dtype,
+                         const char* name = "dltensor_versioned", void* data = nullptr) {
+  static float storage[4];
+  ManagedTensorVersioned m{};
+  m.version = {1, 3};
+  m.dl_tensor = dlc::abi::Tensor{data != nullptr ? data : storage, {1, 0},
+                                 static_cast<int32_t>(shape.size()), dtype, shape.data(),
+                                 const_cast<int64_t*>(strides), 0};
+  ManagedTensor legacy{};
+  legacy.dl_tensor = m.dl_tensor;
+  const bool is_legacy = std::strcmp(name, "dltensor") == 0;
+  const DLCVersion consumer = is_legacy ? DLCVersion{0, 8} : DLCVersion{1, 3};
+  const dlc::ValidateResult r = check(name, is_legacy ? static_cast<void*>(&legacy) : &m,
+                                      dlc::Level::standard, consumer);
+  BandVerdict v;
+  v.first_must = first_rule(r);
+  for (int i = 0; i < r.count; ++i) {
+    v.noted |= r.violations[i].rule == dlc::Rule::LAY_10 &&
+               r.violations[i].severity() == dlc::Severity::info;
+  }
+  CHECK(v.noted == r.size_band);
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("validate: LAY-10's band is noted, neither accepted plainly nor refused", "[unit]") {
+  const DLCDtype i8{0, 8, 1}, f16{2, 16, 1}, f32{2, 32, 1};
+  constexpr int64_t two62 = int64_t{1} << 62;
+  const int64_t ones[3] = {1, 1, 1};
+  const int64_t zeros[3] = {0, 0, 0};
+  struct Row {
+    const char* what;
+    std::vector<int64_t> shape;
+    const int64_t* strides;
+    DLCDtype dtype;
+    const char* first_must;  // "" when valid
+    bool band;
+  };
+  const Row rows[] = {
+      // With an extent of 0: the non-zero extents' product times the element size.
+      {"2^63 - 1 bytes", {0, INT64_MAX}, ones, i8, "", false},
+      {"2^63 bytes", {0, two62}, ones, f16, "", true},
+      {"2^64 - 2 bytes", {0, INT64_MAX}, ones, f16, "", true},
+      {"2^64 - 1 bytes", {0, 3, 6148914691236517205}, ones, i8, "", true},
+      {"2^64 bytes", {0, two62}, ones, f32, "LAY-10", false},
+      {"2^64 bytes, the zero last", {two62, 4, 0}, ones, i8, "LAY-10", false},
+      // With stride 0 and no extent of 0: one element of storage, the same size.
+      {"2^63 - 2 bytes, stride 0", {two62 - 1}, zeros, f16, "", false},
+      {"2^63 bytes, stride 0", {two62 >> 1, 2}, zeros, f16, "", true},
+      {"2^64 - 1 bytes, stride 0", {3, 6148914691236517205}, zeros, i8, "", true},
+      {"2^64 bytes, stride 0", {two62}, zeros, f32, "LAY-10", false},
+  };
+  for (const Row& row : rows) {
+    INFO(row.what);
+    const BandVerdict v = band_verdict(row.shape, row.strides, row.dtype);
+    CHECK(v.first_must == row.first_must);
+    CHECK(v.noted == row.band);
+  }
+  // NULL strides on a zero-size tensor: the compact stride of an empty dimension would pass 2^63
+  // elements, but the size (2^63 bytes) is in the band, not past 64 bits.
+  const BandVerdict null_strides = band_verdict({0, two62, 2}, nullptr, i8, "dltensor");
+  CHECK(null_strides.first_must.empty());
+  CHECK(null_strides.noted);
+  // Elements that really span 2^63 bytes lie outside any address space: refused for that.
+  static uint16_t one_element;
+  const BandVerdict spans = band_verdict({two62}, ones, f16, "dltensor_versioned", &one_element);
+  CHECK(spans.first_must == "LAY-10");
+  CHECK(spans.noted);
 }

@@ -42,7 +42,8 @@ uint32_t seed_of(const std::string& name) {
 // strides make later elements overwrite earlier ones, exactly as in the producer.
 void compute_digest(TensorCase& t) {
   const geo::SpecGeometry s = geo::geometry(t.spec);
-  if (!s.g.valid || t.spec.device.device_type != 1 || s.g.storage_bytes > (uint64_t{64} << 20)) {
+  if (!s.g.valid || (t.spec.device.device_type != 1 && !t.real_device) ||
+      s.g.storage_bytes > (uint64_t{64} << 20)) {
     return;
   }
   std::vector<uint8_t> storage(s.g.storage_bytes + 1);
@@ -372,10 +373,41 @@ void generated(Builder& b) {
   }
 }
 
+// Tensors in real device memory: the core cases again, on CUDA device, pinned and managed
+// memory and on a oneAPI device, for the producers that allocate such memory. Named
+// "<memory>/<core case>"; the values are the core case's fill rule, read on the device.
+void device_tensors(Builder& b) {
+  struct Memory {
+    const char* name;
+    int32_t device_type;
+    bool every_core_case;
+  };
+  const Memory memories[] = {{"cuda", 2, true}, {"cuda_host", 3, false},
+                             {"cuda_managed", 13, false}, {"oneapi", 14, false}};
+  for (const Memory& m : memories) {
+    auto add = [&](const std::string& core, DLCTensorSpec s, Rule rule) {
+      s.device = {m.device_type, 0};
+      TensorCase& t = b.add(std::string(m.name) + "/" + core, s, false, rule);
+      t.real_device = true;
+    };
+    add("f32_8x8", make(2, 32, {8, 8}), Rule::LAY_1);
+    DLCTensorSpec transposed = make(2, 64, {8, 4});
+    strides(transposed, {1, 8});
+    add("f64_8x4_transposed", transposed, Rule::LAY_4);
+    if (!m.every_core_case) continue;
+    DLCTensorSpec offset = make(0, 16, {128});
+    offset.byte_offset = 64;
+    add("i16_128_byte_offset", offset, Rule::LAY_4);
+    add("f32_0x4_zero_size", make(2, 32, {0, 4}), Rule::LAY_7);
+    add("f32_scalar", make(2, 32, {}), Rule::LAY_6);
+  }
+}
+
 std::vector<TensorCase> build() {
   Builder b;
   hand_written(b);
   generated(b);
+  device_tensors(b);  // last: the indices of the cases before them stay as they were
   for (TensorCase& t : b.cases) compute_digest(t);
   return std::move(b.cases);
 }

@@ -23,6 +23,9 @@ struct TensorCase {
   // Only a producer that makes tensors on request (DLC_FEATURE_TEST_LAYOUTS) can be asked for it:
   // an invalid tensor, a NULL deleter, unknown flag bits.
   bool test_layout = false;
+  // A tensor in real device memory (CUDA, oneAPI): only a producer of that memory
+  // (DLC_FEATURE_REAL_DEVICE) can make it; the digest is what reading it on the device gives.
+  bool real_device = false;
   // What reading every element in logical order gives (host tensors with a valid geometry).
   bool digest_known = false;
   uint64_t digest = 0;

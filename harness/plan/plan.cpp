@@ -21,8 +21,23 @@ DLCVersion known_version(const Participant& c) { return c.plugin.table->dlpack_v
 
 std::string grid_header(const Participant& q) {
   // An external plugin gets its own row or column in the report's grids ("v0.6 my-adapter"),
-  // so that its findings never colour the cells of the built-in mocks of the same header.
-  return q.builtin ? q.header : q.header + " " + q.plugin.name();
+  // so that its findings never colour the cells of the built-in mocks of the same header; so
+  // does a party of real device memory ("v1.3 cuda-consumer").
+  return q.builtin && !q.real_device() ? q.header : q.header + " " + q.plugin.name();
+}
+
+// The family of a device tensor's device type: its scenario's name.
+const char* device_family(int32_t device_type) {
+  switch (device_type) {
+    case 2:   // kDLCUDA
+    case 3:   // kDLCUDAHost
+    case 13:  // kDLCUDAManaged
+      return "cuda";
+    case 14:  // kDLOneAPI
+      return "oneapi";
+    default:
+      return "device";
+  }
 }
 
 }  // namespace
@@ -119,8 +134,10 @@ std::vector<CaseDef> plan_matrix(const std::vector<Participant>& participants) {
     }
     return Expectation::pass;
   };
+  // Parties of real device memory meet in the device section (6) only: the host catalogue is
+  // nothing they can make, and a fork per case is not for tens of thousands of cases.
   auto conformant = [](const Participant& q) {
-    return q.planted == nullptr && q.generation != Generation::variant;
+    return q.planted == nullptr && q.generation != Generation::variant && !q.real_device();
   };
 
   // Calls visit(pi, ci) for every conformant producer x consumer pair.
@@ -148,7 +165,7 @@ std::vector<CaseDef> plan_matrix(const std::vector<Participant>& participants) {
     }
     for (size_t ti = 0; ti < catalogue.size(); ++ti) {
       const TensorCase& t = catalogue[ti];
-      if (t.generated) continue;
+      if (t.generated || t.real_device) continue;  // device memory: section 6
       push(static_cast<int>(pi), static_cast<int>(ci), static_cast<int>(ti), false,
            t.base ? scenario : "edge", expectation(p, c, t), "");
     }
@@ -176,7 +193,7 @@ std::vector<CaseDef> plan_matrix(const std::vector<Participant>& participants) {
     const Participant& p = participants[pi];
     // One layout per header row: soft-updated legacy code on a 1.x header exchanges the same
     // legacy struct as the 0.x rows and is covered by S2.
-    if (!p.plugin.is_producer() || p.planted != nullptr || !p.builtin ||
+    if (!p.plugin.is_producer() || p.planted != nullptr || !p.builtin || p.real_device() ||
         p.generation == Generation::soft_updated ||
         !(p.profile.features & DLC_FEATURE_TEST_LAYOUTS)) {
       continue;
@@ -184,7 +201,7 @@ std::vector<CaseDef> plan_matrix(const std::vector<Participant>& participants) {
     const bool future_major = p.layout == "versioned" && p.emits.major >= 2;
     for (size_t ci = 0; ci < participants.size(); ++ci) {
       const Participant& c = participants[ci];
-      if (!c.plugin.is_consumer() || c.planted != nullptr ||
+      if (!c.plugin.is_consumer() || c.planted != nullptr || c.real_device() ||
           c.generation == Generation::soft_updated) {
         continue;
       }
@@ -217,9 +234,20 @@ std::vector<CaseDef> plan_matrix(const std::vector<Participant>& participants) {
   for (size_t pi = 0; pi < participants.size(); ++pi) {
     const Participant& p = participants[pi];
     if (!p.plugin.is_producer() || p.planted != nullptr || p.layout != "versioned") continue;
+    // A device producer is asked about a tensor of its own first device (section 6 has the rest).
+    int tensor = first_tensor;
+    if (p.real_device()) {
+      tensor = -1;
+      for (size_t ti = 0; ti < catalogue.size() && tensor < 0; ++ti) {
+        if (catalogue[ti].real_device && producer_can_make(p.profile, catalogue[ti])) {
+          tensor = static_cast<int>(ti);
+        }
+      }
+      if (tensor < 0) continue;
+    }
     for (size_t ai = 0; ai < std::size(asks); ++ai) {
       const bool legacy_caller = ai == 0;
-      CaseDef& c = push(static_cast<int>(pi), -1, first_tensor, false, "negotiation",
+      CaseDef& c = push(static_cast<int>(pi), -1, tensor, false, "negotiation",
                         Expectation::pass, "");
       c.override_request = true;
       c.has_max_version = !legacy_caller;
@@ -244,6 +272,66 @@ std::vector<CaseDef> plan_matrix(const std::vector<Participant>& participants) {
                       bug_is_producer ? partner : static_cast<int>(i), tensor, bug.planted->raw,
                       "planted", Expectation::broken, bug.planted->cls);
     c.result.expected_rule = bug.planted->rule;
+  }
+
+  // 6. Real device memory (CUDA, oneAPI): every conformant device producer with every
+  //    conformant consumer, host mocks included (they must refuse without touching the data,
+  //    DEV-3), each device tensor it can make, under the S0/S1/S2 name of the pair; and what a
+  //    device consumer does with the host's tensors and with a mock's host stand-in for device
+  //    memory (device_cuda). A device producer leaves its write pending on its own stream, so
+  //    every device-to-device case also judges the stream hand-off (STRM-1, STRM-2).
+  auto device_scenario = [](const Participant& p, const Participant& c) {
+    if (p.generation == Generation::soft_updated || c.generation == Generation::soft_updated) {
+      return "S2";
+    }
+    if (p.generation == Generation::new_abi && c.generation == Generation::old_abi) return "S0";
+    if (p.generation == Generation::old_abi && c.generation == Generation::new_abi) return "S1";
+    return "native";
+  };
+  auto device_conformant = [](const Participant& q) {
+    return q.planted == nullptr && q.generation != Generation::variant;
+  };
+  for (size_t pi = 0; pi < participants.size(); ++pi) {
+    const Participant& p = participants[pi];
+    if (!p.plugin.is_producer() || !device_conformant(p)) continue;
+    for (size_t ci = 0; ci < participants.size(); ++ci) {
+      const Participant& c = participants[ci];
+      if (!c.plugin.is_consumer() || !device_conformant(c)) continue;
+      if (!p.real_device() && !c.real_device()) continue;
+      for (size_t ti = 0; ti < catalogue.size(); ++ti) {
+        const TensorCase& t = catalogue[ti];
+        std::string family;
+        if (p.real_device()) {
+          if (!t.real_device || !producer_can_make(p.profile, t)) continue;
+          family = device_family(t.spec.device.device_type);
+          family += std::string("/") + device_scenario(p, c);
+        } else {
+          // The host's side: the mock producers of the oldest and the newest header.
+          if (!(p.header == "v0.6" || p.header == "v1.3")) continue;
+          if (t.name != "f32_8x8" && t.name != "device_cuda") continue;
+          family = std::string(device_family(c.profile.device_types.empty()
+                                                 ? 2
+                                                 : c.profile.device_types.front())) +
+                   "/host";
+        }
+        CaseDef& d = push(static_cast<int>(pi), static_cast<int>(ci), static_cast<int>(ti), false,
+                          family.substr(0, family.find('/')), expectation(p, c, t), "");
+        d.result.id = family + "/" + p.label + "/" + c.label + "/" + t.name;
+      }
+    }
+  }
+
+  // Parties that cannot run here, and parties of real device memory.
+  for (CaseDef& c : plan) {
+    const int parties[] = {c.producer, c.consumer};
+    for (int q : parties) {
+      if (q < 0) continue;
+      if (participants[q].real_device()) c.isolated = true;
+      if (!participants[q].unavailable.empty() && c.unavailable_party < 0) {
+        c.unavailable_party = q;
+        c.result.expected = Expectation::skip;
+      }
+    }
   }
 
   // Unique ids: a pair can meet twice (a planted case on a core pair, say).

@@ -30,6 +30,11 @@ struct Participant {
   // The version a versioned struct of this producer carries (VER-1): the profile's, else the
   // header's.
   DLCVersion emits{0, 0};
+  // Why the plugin cannot run on this machine (its available() said so: "no CUDA device: ..."),
+  // or empty. Its cases are planned, and skipped with this reason.
+  std::string unavailable;
+  // A party of real device memory (DLC_FEATURE_REAL_DEVICE): a CUDA or oneAPI mock.
+  bool real_device() const { return (profile.features & DLC_FEATURE_REAL_DEVICE) != 0; }
 };
 
 // Resolves the profile (declared in the table, else PATH.profile beside the plugin, else the
@@ -53,6 +58,11 @@ struct CaseSpec {
   // The producer declares every representation the request wishes for (NULL shape, NULL data,
   // NULL strides, byte_offset): declining one it does not declare is n/a, not a finding.
   bool wishes_declared = true;
+  // A party of the case cannot run here: the case is skipped with that party's reason.
+  int unavailable_party = -1;
+  // The case runs in a process of its own, forked from a worker that never started a device
+  // runtime (a party of real device memory).
+  bool isolated = false;
 };
 
 // One exchange to run.

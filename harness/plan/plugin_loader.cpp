@@ -125,8 +125,18 @@ std::string version_label(DLCVersion v) {
 std::string LoadedPlugin::header() const { return version_label(table->dlpack_version); }
 
 const DLCProfile* LoadedPlugin::declared_profile() const {
-  if (table->header.abi_version < 2 || table->header.table_size < sizeof(DLCPlugin)) return nullptr;
+  if (table->header.abi_version < 2 || table->header.table_size < kPluginTableV2Size) return nullptr;
   return table->profile;
+}
+
+DLCAvailableFn LoadedPlugin::available_slot() const {
+  if (table->header.abi_version < 3 || table->header.table_size < sizeof(DLCPlugin)) return nullptr;
+  return table->available;
+}
+
+DLCAskFn LoadedPlugin::ask_slot() const {
+  if (table->header.abi_version < 3 || table->header.table_size < sizeof(DLCPlugin)) return nullptr;
+  return table->ask;
 }
 
 LoadResult load_plugin(const std::string& path) {
@@ -161,7 +171,9 @@ LoadResult load_plugin(const std::string& path) {
                     " to " + std::to_string(DLCONFORM_PLUGIN_ABI_VERSION) + " but found " +
                     std::to_string(abi));
   }
-  const uint32_t need = abi >= 2 ? uint32_t{sizeof(DLCPlugin)} : kPluginTableV1Size;
+  const uint32_t need = abi >= 3   ? uint32_t{sizeof(DLCPlugin)}
+                        : abi == 2 ? kPluginTableV2Size
+                                   : kPluginTableV1Size;
   if (table->header.table_size < need) {
     return fail(LoadError::bad_table,
                 "expected table_size >= " + std::to_string(need) + " for plugin ABI version " +

@@ -22,10 +22,15 @@ struct LoadedPlugin {
   bool is_consumer() const { return (table->roles & DLC_ROLE_CONSUMER) != 0; }
   // The table's profile slot (plugin ABI 2), or nullptr for a version 1 table or a NULL slot.
   const DLCProfile* declared_profile() const;
+  // The device slots (plugin ABI 3), or nullptr for an older table or a NULL slot.
+  DLCAvailableFn available_slot() const;
+  DLCAskFn ask_slot() const;
 };
 
 // The size of a version 1 table: everything before DLCPlugin.profile.
 constexpr uint32_t kPluginTableV1Size = offsetof(DLCPlugin, profile);
+// The size of a version 2 table: everything before DLCPlugin.available.
+constexpr uint32_t kPluginTableV2Size = offsetof(DLCPlugin, available);
 
 // Exit-code-worthy load failures, each with a one-line message naming the file.
 enum class LoadError { none, missing, not_loadable, no_entry, bad_table };

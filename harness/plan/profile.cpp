@@ -349,6 +349,9 @@ bool load_profile_file(const std::string& path, Profile* out, std::string* error
 bool producer_can_make(const Profile& p, const TensorCase& t) {
   const DLCTensorSpec& s = t.spec;
   if (t.test_layout && !(p.features & DLC_FEATURE_TEST_LAYOUTS)) return false;
+  // Real device memory comes only from a producer that allocates it; and such a producer makes
+  // nothing else (a host mock's poisoned stand-in is no device memory).
+  if (t.real_device != ((p.features & DLC_FEATURE_REAL_DEVICE) != 0)) return false;
   if (!in_common(p, t)) return false;
   if ((s.options & DLC_SPEC_READ_ONLY) && !(p.features & DLC_FEATURE_READ_ONLY)) return false;
   if (t.copy == 1 && !(p.features & DLC_FEATURE_COPY)) return false;
@@ -379,6 +382,10 @@ bool consumer_supports(const Profile& p, const TensorCase& t) {
   // honouring the flag, or ignoring it at INFO), but one that needs write access refuses rightly.
   if (t.spec.extra_flags != 0) return false;
   if ((t.spec.options & DLC_SPEC_READ_ONLY) && (p.features & DLC_FEATURE_NEEDS_WRITE)) return false;
+  // A consumer of real device memory need not take a host stand-in that claims a device.
+  if ((p.features & DLC_FEATURE_REAL_DEVICE) && t.spec.device.device_type != 1 && !t.real_device) {
+    return false;
+  }
   return in_common(p, t);
 }
 

@@ -93,10 +93,25 @@ TEST_CASE("profile: what a profile admits", "[unit]") {
   all.strides = 15;
   all.features |= DLC_FEATURE_COPY | DLC_FEATURE_TEST_LAYOUTS | DLC_FEATURE_MISALIGNED;
   all.max_ndim = 32;
+  dlc::Profile device = all;
+  device.features |= DLC_FEATURE_REAL_DEVICE;
+  size_t device_tensors = 0;
   for (const dlc::TensorCase& t : dlc::tensor_catalogue()) {
     INFO(t.name);
-    CHECK(dlc::producer_can_make(all, t));
+    // Real device memory comes only from a producer of it, which makes nothing else.
+    CHECK(dlc::producer_can_make(all, t) == !t.real_device);
+    CHECK(dlc::producer_can_make(device, t) == t.real_device);
+    device_tensors += t.real_device ? 1 : 0;
   }
+  CHECK(device_tensors >= 9);  // CUDA device, pinned and managed memory, and oneAPI
+  // A consumer of real device memory need not take a host stand-in claiming a device (DEV-3).
+  dlc::Profile cuda = d;
+  cuda.device_types = {2, 3, 13};
+  cuda.features |= DLC_FEATURE_REAL_DEVICE;
+  CHECK_FALSE(dlc::consumer_supports(cuda, tensor("device_cuda")));
+  CHECK(dlc::consumer_supports(cuda, tensor("cuda/f32_8x8")));
+  CHECK(dlc::consumer_supports(cuda, tensor("cuda_managed/f32_8x8")));
+  CHECK_FALSE(dlc::consumer_supports(cuda, tensor("oneapi/f32_8x8")));
 }
 
 TEST_CASE("profile: a stride of INT64_MAX is judged without overflow", "[unit]") {

@@ -527,7 +527,7 @@ std::string render_frameworks_markdown(const RunInfo& info,
       if (!is_finding(*c) || c->severity == "INFO") continue;
       rows[{at_fault(*c).header, c->rule_id, c->finding_class}].add(*c);
     }
-    o += "\n## Findings\n\nEvery deviation from the rules (`../shared/DLPACK_RULES.md`) a "
+    o += "\n## Findings\n\nEvery deviation from the rules ([docs/rules.md](../docs/rules.md)) a "
          "real framework shows, with a reproducer of at most 5 lines that needs only that "
          "framework (`python/reproducers/`; the `reproducers` test runs each one and checks it "
          "still shows its finding). Each is listed, with the same reason, in that "

@@ -43,6 +43,7 @@ std::string render_json(const RunInfo& info, const std::vector<CaseResult>& case
     w.key("as_expected").value(s.as_expected);
     w.key("unexpected").value(s.unexpected);
     w.key("known").value(s.known);
+    if (s.unavailable > 0) w.key("unavailable").value(s.unavailable);
     // Every verdict, zeros included, so a consumer of the report can index without checking.
     w.key("by_verdict").begin_object();
     for (Verdict v :
@@ -74,6 +75,7 @@ std::string render_json(const RunInfo& info, const std::vector<CaseResult>& case
       w.key("detail").value(c.detail);
       w.key("known").value(c.known);
       if (c.known) w.key("known_reason").value(c.known_reason);
+      if (c.unavailable) w.key("unavailable").value(true);
       w.key("as_expected").value(c.as_expected());
       if (info.details) w.key("seconds").value(c.seconds);
       w.end_object();

@@ -130,7 +130,7 @@ void rules_cited(const std::vector<CaseResult>& cases, std::string* o) {
   const std::vector<report::RuleCount> rules = report::rules_cited(cases);
   if (rules.empty()) return;
   *o += "\n## Rules cited\n\nEvery rule a finding of this run cites, from "
-        "[DLPACK_RULES.md](../shared/DLPACK_RULES.md), with how severe a violation is.\n\n"
+        "[docs/rules.md](../docs/rules.md), with how severe a violation is.\n\n"
         "| rule | severity | the rule | unexpected | as expected or known | observations |\n"
         "|---|---|---|--:|--:|--:|\n";
   for (const report::RuleCount& r : rules) {

@@ -156,6 +156,7 @@ Summary summarise(const std::vector<CaseResult>& cases) {
     ++s.cases;
     ++s.by_outcome[static_cast<size_t>(o)];
     ++s.by_verdict[static_cast<size_t>(c.verdict)];
+    s.unavailable += c.unavailable ? 1 : 0;
     if (o == Outcome::known) {
       ++s.known;
       if (c.as_expected()) ++s.known_now_as_expected;
@@ -169,15 +170,21 @@ Summary summarise(const std::vector<CaseResult>& cases) {
 }
 
 std::string verdict_line(const Summary& s) {
+  // Cases no machine here could run are said apart: "as expected" must not hide them.
+  const std::string apart =
+      s.unavailable == 0 ? ""
+                         : "; " + std::to_string(s.unavailable) +
+                               " skipped because a party cannot run on this machine";
   if (s.unexpected > 0) {
     return std::to_string(s.unexpected) +
-           (s.unexpected == 1 ? " unexpected result" : " unexpected results");
+           (s.unexpected == 1 ? " unexpected result" : " unexpected results") + apart;
   }
   if (s.known > 0) {
     return "No unexpected results (" + std::to_string(s.as_expected) + " as expected, " +
-           std::to_string(s.known) + " known)";
+           std::to_string(s.known) + " known" + apart + ")";
   }
-  return "All " + std::to_string(s.cases) + " cases as expected";
+  return "All " + std::to_string(s.cases) + " cases as expected" +
+         (apart.empty() ? "" : " (" + apart.substr(2) + ")");
 }
 
 bool natural_less(std::string_view a, std::string_view b) {

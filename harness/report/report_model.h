@@ -34,6 +34,7 @@ struct Summary {
   size_t known_now_as_expected = 0;  // suppressed cases that now behave: stale suppressions
   std::array<size_t, kOutcomeCount> by_outcome{};
   std::array<size_t, 5> by_verdict{};  // indexed by Verdict
+  size_t unavailable = 0;  // skipped: a party cannot run on this machine (no CUDA device)
 };
 Summary summarise(const std::vector<CaseResult>& cases);
 

@@ -11,7 +11,14 @@
 // No heap allocation: facts and findings are fixed-size.
 #include "exchange.h"
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "alloc_track.h"
@@ -81,6 +88,67 @@ bool create_plugin_states(std::vector<Participant>& participants, std::string* e
   return true;
 }
 
+bool probe_availability(std::vector<Participant>& participants, std::string* error) {
+  for (Participant& p : participants) {
+    const DLCAvailableFn available = p.plugin.available_slot();
+    if (available == nullptr) continue;
+    int fds[2];
+    if (pipe(fds) != 0) {
+      *error = "cannot ask " + p.plugin.path + " whether it can run: no pipe";
+      return false;
+    }
+    std::fflush(stdout);
+    std::fflush(stderr);
+    const pid_t pid = fork();
+    if (pid < 0) {
+      close(fds[0]);
+      close(fds[1]);
+      *error = "cannot ask " + p.plugin.path + " whether it can run: no fork";
+      return false;
+    }
+    if (pid == 0) {
+      close(fds[0]);
+      char message[512] = {};
+      int rc = DLC_OK;
+      {
+        ScopedPhase phase("available()", p.label.c_str(), Party::consumer);
+        rc = available(p.plugin.state, message, sizeof message);
+      }
+      message[sizeof message - 1] = '\0';
+      char line[600];
+      const int n = std::snprintf(line, sizeof line, "%d %s", rc, message);
+      if (n > 0) (void)!write(fds[1], line, static_cast<size_t>(std::min(n, 599)));
+      _exit(0);
+    }
+    close(fds[1]);
+    std::string answer;
+    char buffer[256];
+    for (;;) {
+      const ssize_t got = read(fds[0], buffer, sizeof buffer);
+      if (got > 0) {
+        answer.append(buffer, static_cast<size_t>(got));
+      } else if (got == 0 || errno != EINTR) {
+        break;
+      }
+    }
+    close(fds[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    const size_t space = answer.find(' ');
+    const std::string why = space == std::string::npos ? "" : answer.substr(space + 1);
+    if (answer.empty()) {
+      p.unavailable = "available() of " + p.label + " died (" +
+                      (WIFSIGNALED(status) ? std::string(strsignal(WTERMSIG(status)))
+                                           : "exit " + std::to_string(WEXITSTATUS(status))) +
+                      ")";
+    } else if (std::atoi(answer.c_str()) != DLC_OK) {
+      p.unavailable = why.empty() ? p.label + " cannot run here" : why;
+    }
+  }
+  return true;
+}
+
 void to_result(const CaseRecord& record, CaseResult* r) {
   r->verdict = record.verdict;
   r->finding_class = name_of(record.cls);
@@ -106,6 +174,10 @@ void run_exchange(const std::vector<Participant>& participants, const CaseDef& c
     finish(out, v, f, detail);
     out->micros = static_cast<uint32_t>(now_us() - start);
   };
+  if (c.unavailable_party >= 0) {  // a party cannot run on this machine (no device)
+    done(Verdict::skip, participants[c.unavailable_party].unavailable.c_str());
+    return;
+  }
   if (!c.in_producer_profile && !(producer.profile.features & DLC_FEATURE_TEST_LAYOUTS)) {
     done(Verdict::skip, "n/a: outside the producer's profile");
     return;
@@ -122,6 +194,39 @@ void run_exchange(const std::vector<Participant>& participants, const CaseDef& c
   } else if (consumer != nullptr && !c.raw) {
     request.has_max_version = consumer->plugin.table->has_max_version;
     request.max_version = consumer->plugin.table->max_version;
+  }
+
+  // 0. The consumer's own keywords (plugin ABI 3): the stream it will read on (STRM-1,
+  //    STRM-2), judged before anything is produced.
+  StreamFacts sf;
+  sf.device_type = t.spec.device.device_type;
+  sf.producer_label = producer.label.c_str();
+  if (consumer != nullptr && !c.raw && consumer->plugin.ask_slot() != nullptr) {
+    sf.consumer_label = consumer->label.c_str();
+    char ask_error[512] = {};
+    int ask_rc = DLC_OK;
+    {
+      ScopedPhase phase("ask()", consumer->label.c_str(), Party::consumer);
+      ask_rc = consumer->plugin.ask_slot()(consumer->plugin.state, t.spec.device, &request,
+                                           ask_error, sizeof ask_error);
+    }
+    ask_error[sizeof ask_error - 1] = '\0';
+    if (ask_rc != DLC_OK) {
+      f.set(FindingClass::plugin_error)
+          .add(consumer->label.c_str()).add(": ask() failed with code ").num(ask_rc).add(": ")
+          .add(ask_error);
+      done(Verdict::fail, "");
+      return;
+    }
+    request.tensor = t.spec;  // the harness's part of the request stays the harness's
+    request.raw = 0;
+    sf.has_stream = request.has_stream != 0;
+    sf.stream = request.stream;
+    judge_stream_ask(sf, &f);
+    if (f.any()) {
+      done(Verdict::fail, "");
+      return;
+    }
   }
 
   // 1. Produce, with the TypeError fallback a consumer owes old producers (VER-5).
@@ -191,7 +296,8 @@ void run_exchange(const std::vector<Participant>& participants, const CaseDef& c
   hf.producer_version = producer.emits;
   hf.negotiation_only = consumer == nullptr;
   hf.expected.spec = &t.spec;
-  hf.expected.digest_known = t.digest_known;
+  // Device memory is never read on the host: its values are the consumer's to read on the device.
+  hf.expected.digest_known = t.digest_known && !t.real_device;
   hf.expected.digest = t.digest;
   hf.expected.elements = t.elements;
   hf.expected.request_valid = c.request_valid;
@@ -260,6 +366,18 @@ void run_exchange(const std::vector<Participant>& participants, const CaseDef& c
   // 5. Judge. An observation on the handoff (INFO) stands unless the exchange finds more.
   const Finding handoff_note = f;
   judge_lifecycle(lf, &f);
+  if (!f.any() && t.real_device && consume_rc == DLC_OK && obs.data_not_read == 0 &&
+      t.elements > 0 && obs.elements_read == t.elements) {
+    // Values from before the producer's pending write: every byte still the fill pattern the
+    // device producers put down first (0xA5).
+    uint64_t before_write = dlc_digest_init();
+    const uint8_t pattern = 0xA5;
+    const uint64_t bytes = t.elements * ((uint64_t{t.spec.dtype.bits} * t.spec.dtype.lanes + 7) / 8);
+    for (uint64_t k = 0; k < bytes; ++k) before_write = dlc_digest_update(before_write, &pattern, 1);
+    sf.read_before_write = obs.digest == before_write && before_write != t.digest;
+    if (sf.consumer_label[0] == '\0') sf.consumer_label = consumer_label;
+    judge_stream_read(sf, &f);
+  }
   if (!f.any()) {
     ImportFacts imp;
     imp.rc = consume_rc;
@@ -274,7 +392,7 @@ void run_exchange(const std::vector<Participant>& participants, const CaseDef& c
     imp.tensor_rule = t.rule;
     imp.spec = &t.spec;
     imp.observation = &obs;
-    imp.digest_known = t.digest_known && t.spec.device.device_type == 1;
+    imp.digest_known = t.digest_known && (t.spec.device.device_type == 1 || t.real_device);
     imp.digest = t.digest;
     imp.elements = t.elements;
     imp.consumer_label = consumer_label;
@@ -296,6 +414,19 @@ void run_exchange(const std::vector<Participant>& participants, const CaseDef& c
     of.producer_label = producer_label;
     of.consumer_label = consumer_label;
     judge_ownership(of, &f);
+    if (!f.any() && host.devices.count() > 0) {
+      const DeviceLedger::Verdict v = host.devices.verdict();
+      DeviceMemoryFacts dm;
+      dm.deleter_ran = host.ledger.calls(managed) > 0;
+      dm.unfreed = v.unfreed;
+      dm.unfreed_bytes = v.unfreed_bytes;
+      dm.unfreed_allocator = v.unfreed_allocator;
+      dm.mismatched = v.mismatched;
+      dm.allocated_with = v.allocated_with;
+      dm.freed_with = v.freed_with;
+      dm.producer_label = producer_label;
+      judge_device_memory(dm, &f);
+    }
   } else {
     alloc_track::end_case(nullptr);
   }

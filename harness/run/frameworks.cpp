@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -50,6 +51,25 @@ std::string env_root() {
   return std::string(home != nullptr ? home : "/root") + "/.cache/dlconform/venvs";
 }
 
+// Where the pins files are: the source tree's envs/, or $DLCONFORM_ENVS_DIR (tools/dev latest).
+std::string envs_dir() {
+  const char* dir = std::getenv("DLCONFORM_ENVS_DIR");
+  return dir != nullptr && *dir != '\0' ? dir : DLC_SOURCE_ENVS_DIR;
+}
+
+// How messages name a pins file: envs/NAME.txt, or its path when the pins are elsewhere.
+std::string pins_label(const std::string& name) {
+  const std::string dir = envs_dir();
+  return dir == DLC_SOURCE_ENVS_DIR ? "envs/" + name + ".txt" : dir + "/" + name + ".txt";
+}
+
+bool is_variable_name(std::string_view name) {
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name.front()))) return false;
+  return std::all_of(name.begin(), name.end(), [](char ch) {
+    return ch == '_' || std::isalnum(static_cast<unsigned char>(ch));
+  });
+}
+
 CaseResult unavailable(const std::string& env, const std::string& why) {
   CaseResult r;
   r.id = "framework/" + env + "/unavailable";
@@ -65,10 +85,39 @@ CaseResult unavailable(const std::string& env, const std::string& why) {
 
 }  // namespace
 
+bool parse_environment_file(std::string_view text,
+                            std::vector<std::pair<std::string, std::string>>* out,
+                            std::string* error) {
+  out->clear();
+  size_t number = 0;
+  while (!text.empty()) {
+    const size_t end = text.find('\n');
+    std::string_view line = text.substr(0, end);
+    text = end == std::string_view::npos ? std::string_view() : text.substr(end + 1);
+    ++number;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty() || line.front() == '#') continue;
+    const size_t eq = line.find('=');
+    if (eq == std::string_view::npos || !is_variable_name(line.substr(0, eq))) {
+      *error = "line " + std::to_string(number) + ": expected VAR=VALUE but found '" +
+               std::string(line.substr(0, 80)) + "'";
+      return false;
+    }
+    out->emplace_back(std::string(line.substr(0, eq)), std::string(line.substr(eq + 1)));
+  }
+  return true;
+}
+
+std::string environment_prefix(const std::vector<std::pair<std::string, std::string>>& vars) {
+  std::string prefix;
+  for (const auto& [name, value] : vars) prefix += name + "=" + shell_quote(value) + " ";
+  return prefix;
+}
+
 std::vector<std::string> all_framework_envs() {
   std::vector<std::string> names = {"debian"};
   std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(DLC_SOURCE_ENVS_DIR, ec)) {
+  for (const auto& entry : fs::directory_iterator(envs_dir(), ec)) {
     if (entry.path().extension() == ".txt") names.push_back(entry.path().stem().string());
   }
   std::sort(names.begin(), names.end());
@@ -76,7 +125,8 @@ std::vector<std::string> all_framework_envs() {
 }
 
 FrameworkEnv resolve_framework_env(const std::string& name) {
-  FrameworkEnv env{name, "", ""};
+  FrameworkEnv env;
+  env.name = name;
   std::error_code ec;
   if (name == "debian") {
     // Debian's python3-numpy and python3-torch, in Debian's own interpreter.
@@ -84,9 +134,9 @@ FrameworkEnv resolve_framework_env(const std::string& name) {
     else env.why = "Debian's /usr/bin/python3 is not installed (tools/dev installs it)";
     return env;
   }
-  const std::string pins = std::string(DLC_SOURCE_ENVS_DIR) + "/" + name + ".txt";
+  const std::string pins = envs_dir() + "/" + name + ".txt";
   if (!fs::exists(pins, ec)) {
-    env.why = "no framework environment named " + name + " (expected envs/" + name + ".txt)";
+    env.why = "no framework environment named " + name + " (expected " + pins_label(name) + ")";
     env.exists = false;
     return env;
   }
@@ -99,8 +149,18 @@ FrameworkEnv resolve_framework_env(const std::string& name) {
   }
   if (read_file(dir + "/.dlconform-pins") != read_file(pins)) {
     env.why = "framework environment " + name + " in " + dir + " was made from other pins than " +
-              "envs/" + name + ".txt: run `tools/dev envs " + name + "`";
+              pins_label(name) + ": run `tools/dev envs " + name + "`";
     return env;
+  }
+  // The variables its `# environment:` header line asks for, as tools/dev resolved them.
+  const std::string vars = dir + "/.dlconform-environment";
+  if (fs::exists(vars, ec)) {
+    std::string why;
+    if (!parse_environment_file(read_file(vars), &env.environment, &why)) {
+      env.why = "framework environment " + name + ": " + vars + ": " + why +
+                ": run `tools/dev envs " + name + "`";
+      return env;
+    }
   }
   env.python = python;
   return env;
@@ -159,8 +219,11 @@ bool find_driver(std::string* module_dir, std::string* script, std::string* erro
     *script = *module_dir + "/dlconform_frameworks.py";
   }
   bool has_bridge = false;
+  // _dlconform.abi3.so (every interpreter from 3.9), or a wheel's build for one interpreter.
   for (const auto& entry : fs::directory_iterator(*module_dir, ec)) {
-    has_bridge |= entry.path().filename().string().rfind("_dlconform", 0) == 0;
+    const std::string file = entry.path().filename().string();
+    has_bridge |= file.rfind("_dlconform", 0) == 0 && entry.path().extension() == ".so" &&
+                  entry.is_regular_file(ec);
   }
   if (!has_bridge || !fs::exists(*script, ec)) {
     *error = "the Python bridge is not built (meson option python=enabled, and python3-dev) in " +
@@ -170,9 +233,11 @@ bool find_driver(std::string* module_dir, std::string* script, std::string* erro
   return true;
 }
 
-// Runs the driver once in `python` and collects its records. `label` names the run in errors.
+// Runs the driver once in `python` and collects its records. `label` names the run in errors;
+// `variables` is what the environment needs set (environment_prefix), "" for none.
 bool run_driver(const std::string& label, const std::string& env_name, const std::string& python,
-                const std::string& extra_args, const std::string& module_dir,
+                const std::string& variables, const std::string& extra_args,
+                const std::string& module_dir,
                 const std::string& script, const std::string& producers_dir, double timeout,
                 std::vector<CaseResult>* out, RunInfo* info, std::string* error) {
   // A sanitized bridge runs in an unsanitized interpreter with the runtimes preloaded; Python
@@ -189,10 +254,10 @@ bool run_driver(const std::string& label, const std::string& env_name, const std
   const std::string python_path =
       module_dir + (user_path != nullptr && *user_path != '\0' ? ":" + std::string(user_path) : "");
   const std::string command =
-      preload + "PYTHONPATH=" + shell_quote(python_path) + " PYTHONDONTWRITEBYTECODE=1 " +
-      "TF_CPP_MIN_LOG_LEVEL=3 " + shell_quote(python) + " " + shell_quote(script) + " --env " +
-      shell_quote(env_name) + " --producers " + shell_quote(producers_dir) + " --timeout " +
-      std::to_string(timeout) + extra_args;
+      preload + variables + "PYTHONPATH=" + shell_quote(python_path) +
+      " PYTHONDONTWRITEBYTECODE=1 TF_CPP_MIN_LOG_LEVEL=3 " + shell_quote(python) + " " +
+      shell_quote(script) + " --env " + shell_quote(env_name) + " --producers " +
+      shell_quote(producers_dir) + " --timeout " + std::to_string(timeout) + extra_args;
   FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) {
     *error = label + ": cannot run " + command;
@@ -280,7 +345,8 @@ bool run_framework_cases(const std::vector<std::string>& requested,
     if (env.python.empty()) {
       out->push_back(unavailable(name, env.why));
       info->notes.push_back(env.why);
-    } else if (!run_driver("--framework " + name, name, env.python, filter_argument(filter),
+    } else if (!run_driver("--framework " + name, name, env.python,
+                           environment_prefix(env.environment), filter_argument(filter),
                            module_dir, script,
                            producers_dir, timeout, out, info, error)) {
       return false;
@@ -356,8 +422,8 @@ bool run_library_cases(const LibraryRun& run, const std::string& producers_dir, 
     args += " --adapter " + shell_quote(fs::absolute(path, ec).string());
   }
   args += filter_argument(filter);
-  return run_driver(run.adapters.empty() ? "--module" : "--adapter", "module", run.python, args,
-                    module_dir, script, producers_dir, timeout, out, info, error);
+  return run_driver(run.adapters.empty() ? "--module" : "--adapter", "module", run.python, "",
+                    args, module_dir, script, producers_dir, timeout, out, info, error);
 }
 
 }  // namespace dlc

@@ -7,10 +7,17 @@
 // copy of the pins it was made from; `debian` is Debian's own python3-numpy and python3-torch;
 // `all` is every envs/*.txt and debian. A missing or stale environment becomes one skipped case
 // that says why and names the command that creates it.
+//
+// The variables an environment's driver needs (the `# environment:` header line of envs/NAME.txt)
+// are written resolved by tools/dev into $DIR/.dlconform-environment, one VAR=VALUE a line, and
+// prefix the driver's command. $DLCONFORM_ENVS_DIR, when set, is where the pins files are instead
+// of the source tree's envs/ (tools/dev latest: re-resolved pins in a scratch folder).
 #pragma once
 
 #include <functional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "result.h"
@@ -22,7 +29,19 @@ struct FrameworkEnv {
   std::string python;  // the interpreter, "" when unusable
   std::string why;     // why it is unusable
   bool exists = true;  // false: no such environment at all (a typo), which stops the run
+  // What the driver's process needs set (from $DIR/.dlconform-environment), in file order.
+  std::vector<std::pair<std::string, std::string>> environment;
 };
+
+// Reads a .dlconform-environment file's text: one VAR=VALUE a line (VAR a shell identifier, the
+// value everything after the first '='), blank lines and lines starting with '#' ignored.
+// False, with a one-line `error` naming the line, on anything else.
+[[nodiscard]] bool parse_environment_file(std::string_view text,
+                                          std::vector<std::pair<std::string, std::string>>* out,
+                                          std::string* error);
+
+// The variables as a prefix of a /bin/sh command: "VAR='value' " each, values shell-quoted.
+std::string environment_prefix(const std::vector<std::pair<std::string, std::string>>& vars);
 
 // Every environment name `all` stands for, sorted.
 std::vector<std::string> all_framework_envs();

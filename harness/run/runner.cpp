@@ -121,7 +121,7 @@ void on_fault(int sig, siginfo_t* info, void* context) {
   if (i >= 0 && g_records != nullptr) {
     FaultFacts facts;
     facts.signal = decode_signal(sig, info, context);
-    facts.block = process_host().arena.facts(facts.signal.address);
+    facts.block = host_facts(process_host(), facts.signal.address);
     facts.raw = g_case_context.raw;
     facts.misaligned_data = g_case_context.misaligned;
     facts.case_rule = g_case_context.rule;
@@ -232,7 +232,10 @@ void run_in_child(const std::vector<Participant>& participants, const CaseDef& c
     my.current.store(i);
     g_current_case = i;
     const CaseDef c = def_of(specs[i]);
-    if (specs[i].expected == Expectation::broken) {
+    // A device runtime does not survive a fork: a case of device memory runs in a child of its
+    // own, so that this worker never starts one.
+    if (specs[i].expected == Expectation::broken ||
+        (specs[i].spec.isolated && specs[i].spec.unavailable_party < 0)) {
       run_in_child(participants, c, i, records, shared, slot, log_path, timeout_seconds);
     } else {
       run_exchange(participants, c, &records[i]);

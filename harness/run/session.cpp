@@ -42,6 +42,7 @@ bool plan_filtered(const MatrixConfig& config, bool to_run, std::vector<Particip
   }
   // The workers' template is forked before the plan exists, so that it stays small.
   if (to_run && (!create_plugin_states(*participants, error) ||
+                 !probe_availability(*participants, error) ||
                  (config.isolate && !start_worker_template(*participants, error)))) {
     *failure = MatrixFailure::harness;
     return false;
@@ -82,7 +83,9 @@ std::vector<std::string> builtin_plugin_dirs() {
   std::error_code ec;
   const auto self = std::filesystem::canonical("/proc/self/exe", ec);
   const auto built = std::filesystem::weakly_canonical(DLC_BUILD_CLI_PATH, ec);
-  if (!ec && self == built) return {DLC_BUILD_PRODUCERS_DIR, DLC_BUILD_CONSUMERS_DIR};
+  if (!ec && self == built) {
+    return {DLC_BUILD_PRODUCERS_DIR, DLC_BUILD_CONSUMERS_DIR, DLC_BUILD_CUDA_DIR};
+  }
   // Installed: PREFIX/bin/dlconform finds PREFIX/<libdir>/dlconform/plugins, wherever PREFIX is
   // now; the configured prefix is the fallback.
   const auto beside = self.parent_path().parent_path() / DLC_PLUGIN_DIR_IN_PREFIX;
@@ -176,7 +179,10 @@ bool run_matrix(const MatrixConfig& config, MatrixRun* out, std::string* error,
         PartyInfo{p.label, roles_of(p.plugin), p.profile.summary(), p.plugin.path, p.builtin});
   }
   out->results.reserve(cases.size());
-  for (CaseDef& c : cases) out->results.push_back(std::move(c.result));
+  for (CaseDef& c : cases) {
+    c.result.unavailable = c.unavailable_party >= 0;
+    out->results.push_back(std::move(c.result));
+  }
   if (!config.frameworks.empty()) {
     std::vector<CaseResult> framework_cases;
     RunProgress p{"frameworks", 0, 0, 0, 0};

@@ -4,7 +4,7 @@
 //   RULE   PARTY                  REASON...
 //   LIFE-3 my-consumer            https://github.com/org/repo/issues/123
 //   LAY-9  torch@1.13             aligned loads only on the copy path; refuses otherwise
-// RULE is a rule id of DLPACK_RULES.md (FAMILY-N) or '*'. PARTY is a plugin or framework name,
+// RULE is a rule id of docs/rules.md (FAMILY-N) or '*'. PARTY is a plugin or framework name,
 // a header ("torch-1.13*": a framework's header is its name and version), or "name@header", and
 // may be a glob ("planted-*"). REASON (free text, required) says why,
 // preferably with an upstream link. A suppressed case shows as "known" in every report and never

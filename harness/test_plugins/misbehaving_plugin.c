@@ -51,6 +51,8 @@ static const DLCPlugin kPlugin = {
     MISBEHAVIOUR == NULL_SLOTS ? NULL : consume,
     NULL,
     NULL,
+    NULL,
+    NULL,
 };
 
 __attribute__((visibility("default"))) const DLCPlugin* dlconform_plugin_entry(void) {

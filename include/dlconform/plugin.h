@@ -34,9 +34,11 @@ extern "C" {
  * Versions and result codes
  * ------------------------------------------------------------------------------------------- */
 
-/** Version of this plugin ABI. Version 2 appended DLCPlugin.profile; the harness still accepts
- *  version 1 tables (they get the default profile). Any other version is refused at load. */
-#define DLCONFORM_PLUGIN_ABI_VERSION 2u
+/** Version of this plugin ABI. Version 2 appended DLCPlugin.profile; version 3 appended
+ *  DLCPlugin.available and DLCPlugin.ask (devices and streams) and the device services of DLCHost.
+ *  The harness still accepts version 1 and 2 tables (they get the default profile, and no device
+ *  slots). Any other version is refused at load. */
+#define DLCONFORM_PLUGIN_ABI_VERSION 3u
 /** The oldest table version the harness accepts. */
 #define DLCONFORM_PLUGIN_ABI_VERSION_MIN 1u
 
@@ -59,6 +61,9 @@ extern "C" {
 #define DLC_ERR_INVALID 3
 /** The plugin failed for a reason of its own (out of memory, a framework error). */
 #define DLC_ERR_INTERNAL 4
+/** Plugin ABI 3: the plugin cannot run on this machine at all (no CUDA device, no driver). Only
+ *  DLCPlugin.available returns it; the plugin's cases are skipped with its message as the reason. */
+#define DLC_ERR_UNAVAILABLE 5
 
 /** Roles a plugin can play; bitwise OR in DLCPlugin.roles. */
 #define DLC_ROLE_PRODUCER 1u
@@ -146,7 +151,26 @@ typedef struct DLCHost {
    * so any access is reported as out of bounds under the tensor's rule. `size` bytes reserved.
    */
   void* (*no_storage)(void* ctx, size_t size);
+  /**
+   * Plugin ABI 3 (check abi_version >= 3 first). Records memory a device runtime allocated for a
+   * tensor (`allocator` is one of DLC_DEVICE_ALLOC_*): a host access inside it is reported as
+   * rule DEV-3 when the memory is not host-accessible, and the case checks that the deleter frees
+   * it with the same allocator's free function (LIFE-5).
+   */
+  void (*device_allocated)(void* ctx, const void* pointer, size_t size, int32_t allocator);
+  /**
+   * Plugin ABI 3. Records that `pointer` was handed to the free function of `allocator` (the one
+   * the code really called: cudaFree is DLC_DEVICE_ALLOC_CUDA_MALLOC, also for managed memory;
+   * cudaFreeHost is DLC_DEVICE_ALLOC_CUDA_MALLOC_HOST). Call it next to the free call itself.
+   */
+  void (*device_freed)(void* ctx, const void* pointer, int32_t allocator);
 } DLCHost;
+
+/** Device allocators, for DLCHost.device_allocated and device_freed (plugin ABI 3). */
+#define DLC_DEVICE_ALLOC_CUDA_MALLOC 1         /**< cudaMalloc / cudaFree: device memory */
+#define DLC_DEVICE_ALLOC_CUDA_MALLOC_HOST 2    /**< cudaMallocHost / cudaFreeHost: pinned host */
+#define DLC_DEVICE_ALLOC_CUDA_MALLOC_MANAGED 3 /**< cudaMallocManaged / cudaFree: managed */
+#define DLC_DEVICE_ALLOC_USM_DEVICE 4          /**< SYCL malloc_device / free: oneAPI USM */
 
 /* ---------------------------------------------------------------------------------------------
  * Requests, hand-offs and observations
@@ -284,15 +308,21 @@ typedef struct DLCObservation {
 /** the first element reached through byte_offset: the request's byte_offset, or `data` at the
  *  storage start of a window (DLC_SPEC_DATA_AT_STORAGE_START) (LAY-4) */
 #define DLC_FEATURE_BYTE_OFFSET 4096u
+/** Plugin ABI 3: the party allocates, or reads, real memory of the non-CPU devices it lists,
+ *  through that device's runtime (CUDA, oneAPI). Only such producers are asked for the catalogue's
+ *  device tensors, such consumers are never handed a mock's host stand-in for device memory, and
+ *  every case with such a party runs in a process of its own (a device runtime does not survive a
+ *  fork). */
+#define DLC_FEATURE_REAL_DEVICE 8192u
 
 /**
  * What a party supports. A producer is only asked for tensors inside its profile (anything else
  * is "n/a" in the report); a consumer that refuses a valid tensor inside its profile is reported
- * as rejected-valid. A plugin without a profile gets the default one, documented in the README:
+ * as rejected-valid. A plugin without a profile gets the default one, documented in docs/matrix.md:
  * what the rules make every consumer of its header version accept (a float32 CPU tensor of up to
  * 8 dimensions: compact, strided with positive strides, 0-d, zero-size, offset, NULL strides
  * before DLPack 1.2, READ_ONLY).
- * A profile may also come from a file beside the plugin (PLUGIN.so.profile); see the README.
+ * A profile may also come from a file beside the plugin (PLUGIN.so.profile); see docs/matrix.md.
  */
 typedef struct DLCProfile {
   /** sizeof(DLCProfile) as the plugin was built: later versions append fields. */
@@ -367,6 +397,27 @@ typedef int (*DLCConsumeFn)(void* state, DLCHandoff* handoff, const DLCRequest* 
  */
 typedef void (*DLCReleaseFn)(void* state);
 
+/**
+ * Plugin ABI 3. Whether the plugin can run here: DLC_OK, or DLC_ERR_UNAVAILABLE with the reason
+ * in `err` ("no CUDA device: cudaGetDeviceCount: cudaErrorNoDevice: no CUDA-capable device is
+ * detected"). The harness calls it once, after create(), in a child process of its own (a
+ * runtime it starts dies with that child); when it says unavailable, every case of the plugin is
+ * skipped with that reason and nothing else is called. May be NULL: always available.
+ */
+typedef int (*DLCAvailableFn)(void* state, char* err, size_t err_len);
+
+/**
+ * Plugin ABI 3, consumer only. The keywords this consumer passes to __dlpack__ for a tensor on
+ * `device` (what the producer's __dlpack_device__ says): it sets request->has_stream and
+ * request->stream (STRM-1, STRM-2: the stream it will read on), and may set has_dl_device,
+ * dl_device and copy (STRM-3, STRM-4). Everything else in *request is the harness's and must be
+ * left as it is. Called in the process that then calls consume(); a stream it names stays its
+ * own. Returns DLC_OK, or DLC_ERR_INTERNAL with a message (the case reports it). May be NULL: the
+ * consumer passes no stream and no device.
+ */
+typedef int (*DLCAskFn)(void* state, DLCDevice device, DLCRequest* request, char* err,
+                        size_t err_len);
+
 /** The table a plugin's entry point returns. Static storage; never freed. */
 typedef struct DLCPlugin {
   DLCPluginHeader header;
@@ -393,6 +444,10 @@ typedef struct DLCPlugin {
   /** Plugin ABI 2: what the plugin supports, or NULL for the default profile (see DLCProfile).
    *  Static storage. Absent from version 1 tables, which get the default profile. */
   const DLCProfile* profile;
+  /** Plugin ABI 3: see DLCAvailableFn. Absent from older tables. */
+  DLCAvailableFn available;
+  /** Plugin ABI 3: see DLCAskFn. Absent from older tables. */
+  DLCAskFn ask;
 } DLCPlugin;
 
 /**

@@ -12,7 +12,7 @@ so that a reproducer needs only the framework whose finding it shows.
 
 dtype is a name ("f32", "f64", "i16", "u16", "i64", "u8", "bool", "f32x4") or (code, bits,
 lanes). Element k (row-major) holds k + 1, so that a reader that ignores byte_offset reads the
-zero padding in front; data is 256-byte aligned, so that importers take it without a copy. Layouts follow the DLPack ABI of ../shared/DLPACK_RULES.md; this is a
+zero padding in front; data is 256-byte aligned, so that importers take it without a copy. Layouts follow the DLPack ABI of docs/rules.md; this is a
 test tool, not an exporter for real use.
 """
 import ctypes

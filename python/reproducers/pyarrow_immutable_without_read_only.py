@@ -1,5 +1,5 @@
 # finding: pyarrow FLAG-1b producer-violation: a pyarrow.Tensor (immutable) asked with max_version=(1, 3) is exported as a versioned capsule without READ_ONLY: a consumer's write changes it
-# env: frameworks
+# env: frameworks oneapi
 # expect: exit 0
 import numpy as np, pyarrow as pa
 from dlconform_capsule import flags, READ_ONLY

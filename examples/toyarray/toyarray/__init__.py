@@ -1,4 +1,4 @@
-"""toyarray: the example library of dlconform's README, "Test your own array library".
+"""toyarray: the example library of dlconform's docs/adapters.md, "The example library: toyarray".
 
 A NumPy-backed array type with the Array API's DLPack surface: arrays have __dlpack__ and
 __dlpack_device__, the namespace has asarray, from_dlpack, permute_dims, flip and broadcast_to.
@@ -6,8 +6,8 @@ Installed in editable mode (pip install -e examples/toyarray), it is judged by i
 
     dlconform matrix --no-builtin --module toyarray
 
-TOYARRAY_BUG plants one bug in from_dlpack, each of which dlconform must catch with its class and
-rule:
+TOYARRAY_BUG plants one bug, each of which dlconform must catch with its class and rule. In
+from_dlpack:
     drop-deleter   takes a legacy capsule (asked without max_version) and copies the data,
                    never calling the deleter                  -> deleter-never-called [LIFE-3]
                                                                  and no-max-version-asked [VER-5]
@@ -15,6 +15,18 @@ rule:
                                                               -> wrong-data [LAY-4]
     no-fallback    asks with max_version and gives up on an old producer's TypeError instead of
                    asking again without it                    -> no-version-fallback [VER-5]
+In the arrays' own __dlpack_device__ and __dlpack__ (findings on toyarray, not dlconform's errors):
+    device-raises      __dlpack_device__ raises ValueError    -> unexpected-exception [DEV-1]
+    device-malformed   __dlpack_device__ answers ("cpu", 0)   -> malformed-device-answer [DEV-1]
+    dlpack-not-capsule __dlpack__ returns the NumPy array it holds instead of its capsule
+                                                              -> not-a-capsule [VER-4]
+    dlpack-raises-value-error  __dlpack__ refuses every export with ValueError, not BufferError
+                                   -> refusal-not-buffer-error [VER-4, INFO]; producer-violation
+                                      [STRM-3] for dl_device=(1, 0), its own device
+    no-stream-keyword  __dlpack__(self, *, max_version=None, dl_device=None, copy=None): no stream
+                                                              -> no-stream-keyword [VER-4]
+    no-keywords        __dlpack__(self): the signature of no Array API version
+                                   -> no-stream-keyword [VER-4]; old-dlpack-signature [VER-4, INFO]
 """
 import builtins
 import ctypes
@@ -64,6 +76,8 @@ class Array:
         return f"toyarray.Array({self._data!r})"
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        if _BUG == "dlpack-raises-value-error":
+            raise ValueError("toyarray cannot export this array")
         kwargs = {"stream": stream}
         if max_version is not None:
             kwargs["max_version"] = max_version
@@ -71,10 +85,28 @@ class Array:
             kwargs["dl_device"] = dl_device
         if copy is not None:
             kwargs["copy"] = copy
+        if _BUG == "dlpack-not-capsule":
+            return self._data  # the planted bug: the array, not its capsule
         return self._data.__dlpack__(**kwargs)
 
     def __dlpack_device__(self):
+        if _BUG == "device-raises":
+            raise ValueError("toyarray has no device for this array")
+        if _BUG == "device-malformed":
+            return ("cpu", 0)
         return self._data.__dlpack_device__()
+
+    if _BUG == "no-stream-keyword":
+        def __dlpack__(self, *, max_version=None, dl_device=None, copy=None):  # noqa: F811
+            kwargs = {"max_version": max_version} if max_version is not None else {}
+            if dl_device is not None:
+                kwargs["dl_device"] = dl_device
+            if copy is not None:
+                kwargs["copy"] = copy
+            return self._data.__dlpack__(**kwargs)
+    elif _BUG == "no-keywords":
+        def __dlpack__(self):  # noqa: F811
+            return self._data.__dlpack__()
 
 
 def asarray(obj, dtype=None):

@@ -1,0 +1,66 @@
+"""cuda.core: an adapter of the interface in dlconform_adapter.py for cuda.core's
+StridedMemoryView, a consumer only (it wraps what __dlpack__ hands it), judged on a GPU machine
+(tools/gpu-check passes it with --adapter). It passes the stream of cuda.core's device (STRM-1);
+the values are read back through CuPy, never through DLPack."""
+from dlconform_adapter import COMMON, Framework, Unsupported
+
+
+class CudaCore(Framework):
+    name = "cuda.core"
+    dtypes = COMMON
+    strides = "positive negative zero overlapping"
+    exports = False
+    writable_concept = False
+    device = (2, 0)
+
+    def __init__(self):
+        super().__init__()
+        try:
+            from cuda.core import Device
+            from cuda.core.utils import StridedMemoryView
+        except ImportError:
+            from cuda.core.experimental import Device
+            from cuda.core.experimental.utils import StridedMemoryView
+        self.Device, self.View = Device, StridedMemoryView
+
+    @property
+    def label(self):
+        return f"cuda.core@{self.version}"
+
+    def start(self):
+        if not self.started:
+            self.device_handle = self.Device(0)
+            self.device_handle.set_current()
+            self.own_stream = self.device_handle.create_stream()
+        self.started = True
+
+    def from_np(self, array):
+        raise Unsupported("cuda.core makes no arrays of its own here")
+
+    def probe(self):
+        self.start()
+        return {"dtypes": list(self.dtypes), "has_xapi": False}
+
+    def import_(self, obj, **keywords):
+        if keywords:
+            raise TypeError(f"StridedMemoryView takes no {', '.join(keywords)}")
+        self.start()
+        return self.View(obj, stream_ptr=int(self.own_stream.handle))
+
+    def to_np(self, view):
+        import cupy
+        if not view.is_device_accessible:
+            raise Unsupported("a host view")
+        dtype = self.np.dtype(view.dtype)
+        shape = tuple(view.shape)
+        strides = tuple(s * dtype.itemsize for s in view.strides) if view.strides else None
+        count = 1
+        for e in shape:
+            count *= e
+        memory = cupy.cuda.UnownedMemory(view.ptr, max(1, count) * dtype.itemsize * 8, view)
+        array = cupy.ndarray(shape, dtype, cupy.cuda.MemoryPointer(memory, 0), strides=strides)
+        return cupy.asnumpy(array)
+
+    def stream(self):
+        self.start()
+        return int(self.own_stream.handle)

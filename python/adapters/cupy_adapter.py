@@ -1,0 +1,40 @@
+"""CuPy: an adapter of the interface in dlconform_adapter.py for CuPy's arrays (kDLCUDA), judged
+on a GPU machine (tools/gpu-check passes it with --adapter). The stream a consumer should pass
+is CuPy's current stream (STRM-1)."""
+from dlconform_adapter import COMMON, Framework, sliced_view
+
+
+class CuPy(Framework):
+    name = "cupy"
+    dtypes = COMMON + ["uint16", "uint32", "uint64", "complex64", "complex128"]
+    strides = "positive negative zero overlapping"
+    views = ("T", "step", "reversed", "offset", "broadcast")
+    writable_concept = False
+    device = (2, 0)
+
+    def start(self):
+        if not self.started and self.module.cuda.runtime.getDeviceCount() == 0:
+            raise RuntimeError("no CUDA device: cupy.cuda.runtime.getDeviceCount() is 0")
+        self.started = True
+
+    def from_np(self, array):
+        self.start()
+        return self.module.asarray(array)
+
+    def view(self, value, kind):
+        return sliced_view(value, kind, self.module.broadcast_to)
+
+    def to_np(self, value):
+        if isinstance(value, self.np.ndarray):
+            return value
+        return self.module.asnumpy(value)
+
+    def cpu_device(self):
+        return None  # CuPy has no host device object for from_dlpack(device=...)
+
+    def own_device(self):
+        return self.module.cuda.Device(0)
+
+    def stream(self):
+        handle = self.module.cuda.get_current_stream().ptr
+        return handle if handle != 0 else 1

@@ -1,0 +1,538 @@
+"""Frameworks whose arrays live on a device other than the host (oneAPI's dpnp here, CUDA on a GPU
+machine), for dlconform_frameworks.py. A device array is never read on the host: its export is
+judged on metadata alone (the validator's standard level), and its values through the host copy
+that __dlpack__(dl_device=(1, 0)) makes.
+
+Cases (after SCENARIO/ENV/), F a framework on a device, B any other of the run:
+  framework/F@V/dlconform-consumer@v1.3/T   F's export of T: on F's device, the layout right
+      (VER-4, VER-1, the validator), then a host copy asked with dl_device=(1, 0): the values
+      right and IS_COPIED set (FLAG-2, STRM-3); F's deleter releases the array (LIFE-5).
+  framework/P@v1.3/F@V/MEMORY/T   a mock's tensor that claims F's device with a pointer that is
+      no allocation of it (host memory that faults on any touch): F refuses it, without touching
+      it (DEV-3), with BufferError.
+  devices/F@V/negotiation/dl_device=D,copy=C   the dl_device x copy table (STRM-3, STRM-4), and
+      stream values by the device's convention (STRM-2).
+  devices/F@V/C@H/T  every mock consumer (a C plugin of each header, through the bridge) given
+      F's tensor: it refuses, calls the deleter once (DEV-3, LIFE-3); .../T/dl_device=cpu: its
+      caller asked for a host copy, which it imports, IS_COPIED (FLAG-2).
+  pairs/F@V/B@W/T[/device=cpu]   F's array into B: B refuses cleanly (BufferError, DEV-3) or
+      imports the right values; asked with device=B's CPU, B passes dl_device=(1, 0) and gets a
+      host copy (STRM-3).
+  pairs/B@W/F@V/T/device=own   B's host array into F, asked for F's device: the values arrive.
+  asks/F@V/device=own, asks/F@V/own-device-producer   how F's from_dlpack asks for a transfer
+      to its device, and which stream it passes to a producer on its own device.
+Verdicts come from the bridge's judge, or are findings of its table (make_finding)."""
+import gc
+import sys
+
+import _dlconform as bridge
+from dlconform_asks import Recorder, calls_text, import_recorded, judged_calls
+from dlconform_workers import Case, clean, error_words, outcome
+
+HOST = (1, 0)
+# Which catalogue tensors claim each device (the mocks' host stand-ins for them).
+MEMORY_OF = {14: "oneapi", 2: "cuda", 3: "cuda_host", 13: "cuda_managed"}
+# The mock consumers, one per header: each gets a device array and must refuse it.
+MOCK_CONSUMERS = ([("legacy-consumer", h) for h in ("v0.6", "v0.7", "v0.8", "v1.0", "v1.1", "v1.2",
+                                                    "v1.3")] +
+                  [("versioned-consumer", h) for h in ("v1.0", "v1.1", "v1.2", "v1.3")] +
+                  [("strict-consumer", "v1.3")])
+DEVICE_PAIR_TENSORS = ("f32_2x3", "f32_T", "f32_step", "f32_zero_size", "i64_7")
+
+
+def on_device(fw):
+    return tuple(fw.device) != HOST
+
+
+def wrong_refusal(who, error, rule, what):
+    """A refusal the rules want as BufferError (an unsupported device: DEV-3, STRM-3) that came
+    as another exception, which callers catching BufferError to fall back miss; None when it is
+    a BufferError."""
+    if error.startswith("BufferError"):
+        return None
+    return bridge.make_finding("wrong-refusal-exception", rule,
+                               f"expected {who} to refuse {what} with BufferError but found {error}")
+
+
+def flags_finding(label, capsule_kind, flags, what):
+    """FLAG-2: a host copy of a device array is a copy, and a versioned capsule says so."""
+    if capsule_kind.startswith("versioned") and not flags & 2:
+        return bridge.make_finding("producer-violation", "FLAG-2",
+                                   f"expected IS_COPIED on {what} but found flags {flags:#x}")
+    return None
+
+
+# --- F as a producer -------------------------------------------------------------------------
+
+def device_exports(fw, build, helpers):
+    """F's export on its own device (metadata only), then its host copy (values, IS_COPIED)."""
+    def body():
+        value = build()
+        expected = helpers.expected_of(fw, value)
+        before = sys.getrefcount(value)
+        layout = {"shape": expected["shape"], "dtype": expected["dtype"]}
+        try:
+            seen = bridge.consume(value, max_version=(1, 3), expected=layout, producer=fw.label,
+                                  device=tuple(fw.device))
+        except (BufferError, TypeError) as e:
+            return ("skip", "", "", "", f"producer refused: {error_words(e)}")
+        if seen.get("finding"):
+            return outcome(seen["finding"], "")
+        try:
+            copy = bridge.consume(value, max_version=(1, 3), expected=expected, producer=fw.label,
+                                  device=HOST, dl_device=HOST)
+        except BufferError as e:  # a producer that cannot copy to the host may say so
+            return ("pass", "", "", "", f"{seen['capsule']} on {tuple(seen['device'])}; no host "
+                    f"copy (dl_device=(1, 0): {clean(e)[:120]}): values not read")
+        except Exception as e:
+            return outcome(wrong_refusal(fw.label, error_words(e), "STRM-3",
+                                         "a host copy it cannot make (dl_device=(1, 0))"), "")
+        if copy.get("finding"):
+            return outcome(copy["finding"], "")
+        kind = copy["capsule"] + (" %d.%d" % tuple(copy["version"])
+                                  if copy["capsule"] == "dltensor_versioned" else "")
+        finding = flags_finding(fw.label, "versioned" if copy["capsule"].endswith("versioned")
+                                else "legacy", copy["flags"],
+                                "the host copy __dlpack__(dl_device=(1, 0)) made")
+        if finding is not None:
+            return outcome(finding, "")
+        if sys.getrefcount(value) > before:
+            gc.collect()
+        if sys.getrefcount(value) > before:
+            return outcome(bridge.make_finding(
+                "deleter-leaks", "LIFE-5", f"expected {fw.label}'s deleter to release the exported "
+                f"array but its reference count stayed at {sys.getrefcount(value)} (was {before})"),
+                "")
+        return ("pass", "", "", "", f"{seen['capsule']} on device {tuple(seen['device'])}, shape "
+                f"{list(seen['shape'])} (not read on the host); host copy {kind} with IS_COPIED: "
+                f"{copy['elements']} values as {fw.label} has them")
+    return body
+
+
+# The dl_device x copy table: (label, dl_device or "own", copy, what the rules want).
+NEGOTIATION = [("dl_device=own,copy=None", "own", None, "capsule"),
+               ("dl_device=own,copy=True", "own", True, "copied"),
+               ("dl_device=own,copy=False", "own", False, "capsule"),
+               ("dl_device=cpu,copy=None", HOST, None, "copied"),
+               ("dl_device=cpu,copy=True", HOST, True, "copied"),
+               ("dl_device=cpu,copy=False", HOST, False, "BufferError"),
+               ("dl_device=other,copy=None", "other", None, "BufferError"),
+               ("dl_device=other,copy=False", "other", False, "BufferError")]
+
+
+def other_device(fw):
+    """A device F cannot export to: CUDA for a oneAPI array, oneAPI for a CUDA one."""
+    return (14, 0) if fw.device[0] in (2, 3, 13) else (2, 0)
+
+
+def device_negotiation(fw, dl_device, copy, want):
+    """STRM-3, STRM-4 and FLAG-2 of one ask, judged from the capsule the answer carries."""
+    def body():
+        value = fw.from_np(fw.np.ones((2, 2), "float32"))
+        target = tuple(fw.device) if dl_device == "own" else other_device(fw) \
+            if dl_device == "other" else dl_device
+        ask = {"max_version": (1, 3), "dl_device": target, "copy": copy}
+        shown = f"dl_device={target}, copy={copy}"
+        try:
+            capsule = value.__dlpack__(**ask)
+        except Exception as e:
+            words = error_words(e)
+            if want == "BufferError":
+                return outcome(wrong_refusal(fw.label, words, "STRM-4" if copy is False else
+                                             "STRM-3", f"__dlpack__({shown})"),
+                               f"refused: {clean(words)[:160]}")
+            if isinstance(e, BufferError) and target == HOST:  # it may not copy to the host
+                return ("pass", "", "", "", f"refused: {clean(words)[:160]}")
+            rule = "STRM-4" if copy is not None else "STRM-3"
+            return outcome(bridge.make_finding(
+                "producer-violation", rule, f"expected a capsule for __dlpack__({shown}) but "
+                f"found {clean(words)[:160]}"), "")
+        kind, flags = bridge.capsule_kind(capsule), bridge.capsule_flags(capsule)
+        seen = bridge.negotiate(capsule, (1, 3), bool(copy))
+        answer = f"{kind} flags={flags:#x}"
+        if seen["finding"] is not None:
+            return outcome(seen["finding"], answer)
+        device = bridge.capsule_device(capsule)
+        del capsule
+        if want == "BufferError":
+            return outcome(bridge.make_finding(
+                "producer-violation", "STRM-4" if copy is False else "STRM-3",
+                f"expected BufferError for __dlpack__({shown}) but found {answer} on {device}"), "")
+        if tuple(device) != target:
+            return outcome(bridge.make_finding(
+                "producer-violation", "STRM-3", f"expected a tensor on {target} for __dlpack__"
+                f"({shown}) but found {answer} on {tuple(device)}"), "")
+        if want == "copied":
+            finding = flags_finding(fw.label, kind, flags, f"the answer to __dlpack__({shown})")
+            if finding is not None:
+                return outcome(finding, "")
+        return ("pass", "", "", "", f"{answer} on {tuple(device)}")
+    return body
+
+
+def stream_answers(fw):
+    """Stream values by the device's convention (STRM-2): None, the framework's own stream
+    object, and a CUDA-style integer; what each gets is the detail."""
+    def body():
+        value = fw.from_np(fw.np.ones((2, 2), "float32"))
+        answers = []
+        for label, stream in (("None", None), ("own", fw.stream()), ("1", 1)):
+            try:
+                answers.append(f"stream={label}: {bridge.capsule_kind(value.__dlpack__(stream=stream))}")
+            except Exception as e:
+                answers.append(f"stream={label}: {clean(error_words(e))[:100]}")
+        if answers[0].startswith("stream=None: ") and "Error" in answers[0]:
+            return outcome(bridge.make_finding(
+                "producer-violation", "STRM-1", f"expected an export for stream=None but found "
+                f"{answers[0]}"), "")
+        return ("pass", "", "", "", "; ".join(answers))
+    return body
+
+
+def device_answer(fw):
+    def body():
+        value = fw.from_np(fw.np.ones((2, 2), "float32"))
+        answer = tuple(int(x) for x in value.__dlpack_device__())
+        if answer != tuple(fw.device):
+            return outcome(bridge.make_finding(
+                "producer-violation", "DEV-1", f"expected __dlpack_device__() to answer "
+                f"{tuple(fw.device)} for an array on that device but found {answer!r}"), "")
+        return ("pass", "", "", "", f"{answer}")
+    return body
+
+
+# --- F as a consumer of a mock's stand-in for its device's memory -----------------------------
+
+def stand_in_import(fw, producer_path, tensor):
+    """A tensor that claims F's device over host memory that faults on any touch: F must refuse
+    it without reading (a touch is a crash the guard names device-pointer-dereferenced)."""
+    def body():
+        mock = bridge.MockTensor(producer_path, tensor)
+        error = None
+        try:
+            value = fw.import_(mock)
+            del value
+        except Exception as e:
+            error = error_words(e)
+        gc.collect()
+        calls = mock.deleter_calls()
+        if error is None:
+            return outcome(bridge.make_finding(
+                "accepted-invalid", "DEV-3", f"expected {fw.label} to refuse a tensor claiming "
+                f"device {fw.device} whose data is no allocation of that device, but it imported "
+                f"it"), "")
+        if calls != 1:
+            return outcome(bridge.make_finding(
+                "deleter-never-called" if calls == 0 else "deleter-called-twice", "LIFE-3",
+                f"expected one deleter call after {fw.label} refused the tensor but found {calls}"),
+                "")
+        finding = wrong_refusal(fw.label, error, "DEV-3", "a pointer that is no allocation of its "
+                                "device")
+        return outcome(finding, f"refused without touching it: {clean(error)[:160]}")
+    return body
+
+
+# --- the mock consumers given F's tensor -------------------------------------------------------
+
+def mock_consumer_import(fw, consumer_path, label, host_copy, helpers):
+    """A C mock consumer (CPU only) given F's device array: it must refuse, deleting it once; or,
+    when its caller asked for a host copy (dl_device=(1, 0)), import that copy's values."""
+    def body():
+        value = fw.from_np(helpers.make_array(fw.np, "float32", (2, 3)))
+        want = helpers.expected_of(fw, value)
+        plugin = bridge.PluginConsumer(consumer_path)
+        if host_copy:
+            capsule = value.__dlpack__(max_version=(1, 3), dl_device=HOST)
+            kind, flags = bridge.capsule_kind(capsule), bridge.capsule_flags(capsule)
+            handle, _ = bridge.interpose(capsule)
+            seen = plugin.from_dlpack(capsule)
+            del capsule
+        else:
+            proxy = helpers.Proxy(fw, value)
+            seen = plugin.from_dlpack(proxy)
+            kind, flags = (proxy.kinds or ["no capsule"])[-1], 0
+            handle = proxy.handles[-1] if proxy.handles else None
+            del proxy
+        plugin.release()
+        calls = helpers.deleter_calls_settled([handle] if handle is not None else [])
+        if calls and calls[-1] != 1:
+            return outcome(bridge.make_finding(
+                "deleter-never-called" if calls[-1] == 0 else "deleter-called-twice", "LIFE-3",
+                f"expected {label} to call {fw.label}'s deleter once but found {calls[-1]}"), "")
+        if not host_copy:
+            if seen["imported"]:
+                return outcome(bridge.make_finding(
+                    "accepted-invalid", "DEV-3", f"expected {label}, a CPU consumer, to refuse "
+                    f"{fw.label}'s tensor on device {fw.device} but it imported it"), "")
+            return ("pass", "", "", "", f"refused {kind} cleanly: {clean(seen['error'])[:160]}")
+        finding = flags_finding(fw.label, kind, flags, "the host copy dl_device=(1, 0) asked for")
+        if finding is not None:
+            return outcome(finding, "")
+        if not seen["imported"]:
+            return outcome(bridge.make_finding(
+                "rejected-valid", "DEV-3", f"expected {label} to import the host copy "
+                f"({kind}) but it refused: {clean(seen['error'])[:160]}"), "")
+        if seen["digest"] != want["digest"] or tuple(seen["shape"]) != want["shape"]:
+            return outcome(bridge.make_finding(
+                "wrong-data", "LAY-4", f"expected {label} to read the values {fw.label} holds from "
+                f"its host copy but found other values"), "")
+        return ("pass", "", "", "", f"host copy {kind} with IS_COPIED imported: equal values")
+    return body
+
+
+# --- pairs across devices ----------------------------------------------------------------------
+
+def device_pair(a, build, b, keywords, helpers, rule):
+    """A's array into B's import, across devices. Refusals of a device array are judged for
+    their exception (DEV-3); imports for their values; a host copy for IS_COPIED (FLAG-2)."""
+    def body():
+        value = build()
+        want = helpers.logical(a.np, a.to_np(value)).copy()
+        proxy = helpers.Proxy(a, value)
+        asked = dict(keywords)
+        if asked.get("device") in ("cpu", "own"):
+            asked["device"] = b.cpu_device() if asked["device"] == "cpu" else b.own_device()
+            if asked["device"] is None:
+                return ("skip", "", "", "", f"n/a: {b.label} names no such device")
+        error = None
+        try:
+            result = b.import_(proxy, **asked)
+        except Exception as e:
+            error = error_words(e)
+        asks, kinds, handles = proxy.asks, proxy.kinds, proxy.handles
+        flags, raised = proxy.flags, proxy.raised
+        del proxy
+        crossed = kinds[-1] if kinds else "no capsule"
+        if error is not None:
+            helpers.deleter_calls_settled(handles)
+            if not asks and error.startswith("TypeError") and keywords:
+                return ("skip", "", "", "", f"n/a: {b.label}'s from_dlpack takes no "
+                        f"{next(iter(keywords))}= ({clean(error)[:100]})")
+            words = f"refused ({crossed}; calls: {asks_text(asks)}): {clean(error)[:160]}"
+            if on_device(a) and not on_device(b):
+                dropped = "device" in keywords and not any(c.get("dl_device") for c in asks)
+                finding = wrong_refusal(b.label, error, "DEV-3", f"{a.label}'s tensor on device "
+                                        f"{tuple(a.device)}")
+                if finding is None and dropped:  # its caller asked for the host: it never said
+                    finding = bridge.make_finding(
+                        "keyword-dropped", "STRM-3", f"{b.label}'s caller asked for device="
+                        f"{asked['device']!r} but it passed no dl_device to {a.label}, then "
+                        f"refused: {clean(error)[:120]}")
+                return outcome(finding, words)
+            if on_device(b) and raised is not None and \
+                    not issubclass(raised[0], (BufferError, TypeError)):  # TypeError: VER-5
+                # A's answer to dl_device=B's device: an unsupported device is a BufferError.
+                return outcome(bridge.make_finding(
+                    "wrong-refusal-exception", "STRM-3", f"expected {a.label} to refuse an export "
+                    f"to {tuple(b.device)} with BufferError but found {raised[0].__name__}: "
+                    f"{raised[1][:140]} (calls: {asks_text(asks)})"), "")
+            if on_device(b) and "device" in keywords and not error.startswith("BufferError"):
+                # Asked to bring a valid host array to its device, it failed on the array itself.
+                return outcome(bridge.make_finding(
+                    "rejected-valid", rule, f"expected {b.label}, asked for device={keywords['device']}"
+                    f", to copy {a.label}'s valid host array to its device (or refuse it with "
+                    f"BufferError) but found {clean(error)[:160]} (calls: {asks_text(asks)})"), "")
+            return ("pass", "", "", "", words)
+        unreadable = None
+        try:
+            got = helpers.logical(b.np, b.to_np(result))
+        except Exception as e:
+            unreadable = f"{type(e).__name__}: {clean(e)[:100]}"
+        del result
+        helpers.deleter_calls_settled(handles)
+        if unreadable is not None:
+            return ("pass", "", "", "", f"imported {crossed} as {b.label}'s own array, which it "
+                    f"cannot read on the host ({unreadable})")
+        if got.shape != want.shape or got.tobytes() != want.tobytes():
+            return outcome(bridge.make_finding(
+                "wrong-data", "LAY-4", f"expected {b.label} to read the values {a.label} holds "
+                f"(shape {want.shape}) but found shape {got.shape} with other values ({crossed})"),
+                "")
+        if on_device(a) and any(c.get("dl_device") == HOST for c in asks) and flags:
+            finding = flags_finding(a.label, crossed, flags[-1], "the host copy dl_device=(1, 0) "
+                                    "asked for")
+            if finding is not None:
+                return outcome(finding, "")
+        return ("pass", "", "", "", f"{crossed}: equal values (calls: {asks_text(asks)})")
+    return body
+
+
+def asks_text(asks):
+    return "; ".join("__dlpack__(" + ", ".join(f"{k}={v!r}" for k, v in c.items()) + ")"
+                     for c in asks) or "none"
+
+
+# --- how F asks ----------------------------------------------------------------------------------
+
+def asks_own_device(fw, producer_path):
+    """F's from_dlpack(device=its own) of a host mock: it asks for dl_device=F's device (STRM-3),
+    or copies itself after a host export."""
+    def body():
+        recorder = Recorder(bridge.MockTensor(producer_path, "f32_8x8"), device=HOST)
+        error = import_recorded(fw, recorder, {"device": fw.own_device()})
+        return judged_calls(fw, recorder, error, None, tuple(fw.device))
+    return body
+
+
+CUDA_FAMILY = (2, 3, 13)
+
+
+def stream_finding(label, device_type, passed, current):
+    """STRM-1 and STRM-2 of the stream a CUDA consumer passed (`passed`: the value, None, or
+    "not passed") against its current stream (`current`, 1 for the legacy default): never 0; the
+    stream it reads on, which is its current one; -1 (no synchronisation) is its own promise to
+    synchronise, noted in the detail. Other devices: the spec leaves the stream open."""
+    if device_type not in CUDA_FAMILY:
+        return None
+    if passed == 0:
+        return bridge.make_finding("bad-stream-value", "STRM-2", f"expected {label} to pass a "
+                                   f"CUDA stream but it passed 0, which STRM-2 disallows")
+    if passed == -1 or current is None:
+        return None
+    given = 1 if passed in (None, "not passed") else passed  # None: the legacy default stream
+    if given != current:
+        return bridge.make_finding(
+            "wrong-stream-passed", "STRM-1", f"expected {label} to pass its current stream "
+            f"({current:#x}) but it passed {'none' if passed in (None, 'not passed') else hex(passed)}")
+    return None
+
+
+def asks_on_own_device(fw):
+    """F's from_dlpack of a producer on F's own device: which stream it passes (STRM-1, STRM-2
+    on CUDA; the Array API leaves other devices' streams open, so what F passes is reported)."""
+    def body():
+        inner = fw.from_np(fw.np.arange(4, dtype="float32"))
+        recorder = Recorder(inner, device=tuple(fw.device))
+        current = fw.stream() if fw.device[0] in CUDA_FAMILY else None
+        result = fw.import_(recorder)
+        got = fw.to_np(result)
+        del result
+        streams = [c.get("stream", "not passed") for c in recorder.calls if c["kind"] == "dlpack"]
+        if got.tolist() != [0.0, 1.0, 2.0, 3.0]:
+            return outcome(bridge.make_finding(
+                "wrong-data", "LAY-4", f"expected {fw.label} to import its own device's values "
+                f"but found {got.tolist()}"), "")
+        text = calls_text(recorder.calls)
+        for passed in streams:
+            finding = stream_finding(fw.label, fw.device[0], passed, current)
+            if finding is not None:
+                cls, rule, severity, words = finding
+                return outcome((cls, rule, severity, f"{words} [calls: {text}]"), "")
+        shown = ", ".join(hex(s) if isinstance(s, int) and not isinstance(s, bool) else
+                          (type(s).__name__ if s not in ("not passed", None) else str(s))
+                          for s in streams)
+        note = " (-1: it synchronises itself)" if -1 in streams else ""
+        return ("pass", "", "", "", f"stream passed: {shown or 'no call'}{note} [calls: {text}]")
+    return body
+
+
+def xapi_work_stream(fw):
+    """XAPI-5 on a device: current_work_stream of the type's exchange API is the stream the
+    framework itself works on (the one its consumers pass, STRM-1)."""
+    def body():
+        value = fw.from_np(fw.np.ones((2,), "float32"))
+        answer = bridge.xapi_current_work_stream(value, fw.device[0], fw.device[1])
+        if answer is None:
+            return ("skip", "", "", "", f"n/a: {fw.label}'s type has no exchange API")
+        rc, stream = answer
+        want = fw.stream()
+        if rc != 0:
+            return outcome(bridge.make_finding(
+                "xapi-violation", "XAPI-5", f"expected current_work_stream{tuple(fw.device)} to "
+                f"succeed but it returned {rc}"), "")
+        given = 1 if stream == 0 else stream
+        if want is not None and given != want:
+            return outcome(bridge.make_finding(
+                "xapi-violation", "XAPI-5", f"expected current_work_stream{tuple(fw.device)} to "
+                f"give {fw.label}'s current stream {want:#x} but it gave {stream:#x}"), "")
+        return ("pass", "", "", "", f"current_work_stream{tuple(fw.device)} = {stream:#x}")
+    return body
+
+
+# --- the plan ------------------------------------------------------------------------------------
+
+def plan_device_cases(frameworks, producer_path_of, consumer_path_of, env, helpers):
+    """Every device case of this environment's frameworks (see the module's docstring)."""
+    cases = []
+    catalogue = bridge.tensor_names()
+    for fw in frameworks:
+        if fw.partner_only or not on_device(fw):
+            continue
+        own, short = fw.label, fw.name.split(".")[0]
+        exporting = fw.exports and fw.dunder
+        for tensor, rule, build in (helpers.constructions(fw) if exporting else []):
+            cases.append(Case(f"framework/{env}/{own}/dlconform-consumer@v1.3/{tensor}",
+                              "framework", short, own, "dlconform-consumer", "v1.3", tensor,
+                              device_exports(fw, build, helpers), rule, (fw,)))
+        memory = MEMORY_OF.get(fw.device[0])
+        path = producer_path_of("versioned-producer", "v1.3")
+        for t in catalogue:
+            if path is None or not memory or not t["name"].startswith(memory + "/") or \
+                    not fw.imports:
+                continue
+            cases.append(Case(f"framework/{env}/versioned-producer@v1.3/{own}/{t['name']}",
+                              "framework", "versioned-producer", "v1.3", short, own, t["name"],
+                              stand_in_import(fw, path, t["name"]), "DEV-3", (fw,)))
+        for label, target, copy, want in (NEGOTIATION if exporting else []):
+            cases.append(Case(f"devices/{env}/{own}/negotiation/{label}", "devices", short, own,
+                              "dlconform-caller", "v1.3", label,
+                              device_negotiation(fw, target, copy, want), "STRM-3", (fw,)))
+        if exporting:
+            cases.append(Case(f"devices/{env}/{own}/negotiation/streams", "devices", short, own,
+                              "dlconform-caller", "v1.3", "streams", stream_answers(fw), "STRM-2",
+                              (fw,)))
+            cases.append(Case(f"negotiation/{env}/{own}/__dlpack_device__", "negotiation", short,
+                              own, "dlconform-caller", "v1.3", "__dlpack_device__",
+                              device_answer(fw), "DEV-1", (fw,)))
+        for consumer, header in (MOCK_CONSUMERS if exporting else []):
+            cpath = consumer_path_of(consumer, header)
+            if cpath is None:
+                continue
+            label = f"{consumer}@{header}"
+            for host_copy in ((False, True) if consumer != "legacy-consumer" else (False,)):
+                name = "f32_2x3" + ("/dl_device=cpu" if host_copy else "")
+                cases.append(Case(f"devices/{env}/{own}/{label}/{name}", "devices", short, own,
+                                  consumer, header, name,
+                                  mock_consumer_import(fw, cpath, label, host_copy, helpers),
+                                  "DEV-3", (fw,)))
+        asks_path = producer_path_of("versioned-producer", "v1.3")
+        if asks_path is not None and fw.imports:
+            cases.append(Case(f"asks/{env}/{own}/device=own", "asks", "versioned-producer",
+                              "versioned-producer@v1.3", short, own, "device=own",
+                              asks_own_device(fw, asks_path), "STRM-3", (fw,)))
+        if fw.exports and fw.imports:
+            cases.append(Case(f"asks/{env}/{own}/own-device-producer", "asks", short, own, short,
+                              own, "own-device-producer", asks_on_own_device(fw), "STRM-1",
+                              (fw,)))
+        if fw.has_xapi:
+            cases.append(Case(f"xapi/{env}/{own}/current-work-stream", "xapi", short, own,
+                              "dlconform-caller", "v1.3", "current-work-stream",
+                              xapi_work_stream(fw), "XAPI-5", (fw,)))
+    # Pairs with a device framework on either side.
+    for a in frameworks:
+        for b in frameworks:
+            if a is b or not a.exports or not b.imports or (a.partner_only and b.partner_only):
+                continue
+            if not (on_device(a) or on_device(b)):
+                continue
+            made = {t: (r, build) for t, r, build in helpers.constructions(a)}
+            variants = [((), "")]
+            if on_device(a) and not on_device(b):
+                variants.append(((("device", "cpu"),), "/device=cpu"))
+            if on_device(b) and not on_device(a):
+                variants = [((("device", "own"),), "/device=own")]  # the plain pairs are the host's
+            for tensor in DEVICE_PAIR_TENSORS:
+                if tensor not in made:
+                    continue
+                rule, build = made[tensor]
+                for keywords, suffix in variants:
+                    cases.append(Case(f"pairs/{env}/{a.label}/{b.label}/{tensor}{suffix}",
+                                      "pairs", a.name.split(".")[0], a.label, b.name.split(".")[0],
+                                      b.label, tensor + suffix,
+                                      device_pair(a, build, b, dict(keywords), helpers, rule),
+                                      "DEV-3" if on_device(a) else rule, (a, b)))
+    return cases
+
+
+if __name__ == "__main__":
+    sys.exit("dlconform_devices.py is a part of dlconform_frameworks.py")

@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""tools/gpu-check's dry run: on a machine without a GPU (here, and CI) the same script builds
+(with the build folder given, nothing to do), runs the CUDA matrix and reports every GPU case
+skipped, each with its reason; the framework rows and compute-sanitizer say why they did not run.
+
+  gpu_check_test.py BUILD_DIR
+
+Skipped (exit 77) where a GPU is: there the script's run is the real one (tools/gpu-check)."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def main():
+    build = sys.argv[1]
+    if shutil.which("nvidia-smi") and subprocess.run(["nvidia-smi", "-L"],
+                                                     capture_output=True).returncode == 0:
+        print("SKIP: a GPU is here: run tools/gpu-check itself")
+        return 77
+    failures = []
+    with tempfile.TemporaryDirectory(prefix="dlconform-gpu-check-") as out:
+        p = subprocess.run([os.path.join(ROOT, "tools", "gpu-check"), "--build-dir", build,
+                            "--out", out, "--budget", "1500"], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True)
+        print(p.stdout[-3000:])
+        if p.returncode != 0:
+            failures.append(f"expected exit 0 from the dry run but found {p.returncode}")
+        try:
+            with open(os.path.join(out, "gpu.json"), encoding="utf-8") as f:
+                report = json.load(f)
+            with open(os.path.join(out, "gpu.md"), encoding="utf-8") as f:
+                text = f.read()
+        except (OSError, ValueError) as e:
+            print(f"FAIL expected gpu.json and gpu.md but found {e}")
+            return 1
+        cuda = [c for c in report.get("cuda_cases", [])
+                if any("cuda" in p["name"] for p in (c["producer"], c["consumer"]))]
+        if len(cuda) < 1000:
+            failures.append(f"expected over 1000 CUDA cases but found {len(cuda)}")
+        for c in cuda:
+            if c["verdict"] != "skip" or not c.get("unavailable") or \
+                    not c["detail"].startswith("no CUDA device"):
+                failures.append(f"expected {c['id']} skipped with 'no CUDA device: ...' but "
+                                f"found {c['verdict']}: {c['detail'][:100]}")
+                break
+        if "skipped because a party cannot run here: no CUDA device" not in text:
+            failures.append("expected gpu.md to count the skipped CUDA cases and name why")
+        stages = report.get("stages", {})
+        frameworks = stages.get("frameworks", {})
+        skipped = frameworks.get("skipped", {})
+        if frameworks.get("adapters") or len(skipped) != 4 or \
+                not all(why for why in skipped.values()):
+            failures.append(f"expected the four GPU adapters skipped with a reason but found "
+                            f"{frameworks or stages}")
+        if stages.get("sanitizer", {}).get("skipped") != "no CUDA device":
+            failures.append(f"expected compute-sanitizer skipped for want of a device but found "
+                            f"{stages.get('sanitizer')}")
+        for name in ("GPU: none", "## CUDA matrix", "## GPU frameworks", "## compute-sanitizer"):
+            if name not in text:
+                failures.append(f"expected '{name}' in gpu.md")
+    for failure in failures:
+        print(f"FAIL {failure}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
