@@ -54,10 +54,12 @@ TEST_CASE("device ledger: a never-freed and a twice-freed allocation are counted
 
 TEST_CASE("device ledger: host access is attributed only inside device-only memory", "[unit]") {
   dlc::DeviceLedger ledger;
-  static char device[512], pinned[512];
-  ledger.allocated(device, 512, DLC_DEVICE_ALLOC_CUDA_MALLOC);
-  ledger.allocated(pinned, 512, DLC_DEVICE_ALLOC_CUDA_MALLOC_HOST);
-  CHECK(ledger.region_of(reinterpret_cast<uintptr_t>(device + 8)) != nullptr);
-  CHECK(ledger.region_of(reinterpret_cast<uintptr_t>(pinned + 8)) == nullptr);  // host memory
+  // Addresses only (nothing is read), far apart: a device range is attributed a page past its end.
+  const uintptr_t device = uintptr_t{1} << 40, pinned = uintptr_t{1} << 41;
+  ledger.allocated(reinterpret_cast<const void*>(device), 512, DLC_DEVICE_ALLOC_CUDA_MALLOC);
+  ledger.allocated(reinterpret_cast<const void*>(pinned), 512, DLC_DEVICE_ALLOC_CUDA_MALLOC_HOST);
+  CHECK(ledger.region_of(device + 8) != nullptr);
+  CHECK(ledger.region_of(device + 512 + 100) != nullptr);  // just past: still the device's
+  CHECK(ledger.region_of(pinned + 8) == nullptr);          // host memory: any access is legal
   CHECK(ledger.region_of(0x10) == nullptr);
 }
