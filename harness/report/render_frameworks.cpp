@@ -38,10 +38,16 @@ bool is_finding(const CaseResult& c) {
 // dlconform's consumer, negotiation, the C exchange API, a refusal of the wrong type), else the
 // consumer.
 const PartyRef& at_fault(const CaseResult& c) {
-  const bool producer = c.scenario == "negotiation" || c.scenario == "xapi" ||
-                        c.consumer.name == "dlconform-consumer" ||
-                        c.finding_class == "producer-violation" ||
-                        c.finding_class == "refusal-not-buffer-error";
+  static const char* const kProducerClasses[] = {
+      "producer-violation",      "refusal-not-buffer-error", "not-a-capsule",
+      "no-stream-keyword",       "old-dlpack-signature",     "malformed-device-answer",
+      "unexpected-exception"};
+  bool producer = c.scenario == "negotiation" || c.scenario == "xapi" ||
+                  c.consumer.name.rfind("dlconform-", 0) == 0;  // dlconform's consumer or caller
+  for (const char* cls : kProducerClasses) producer = producer || c.finding_class == cls;
+  // A refusal of the wrong type is the refuser's: the producer's for a dl_device it cannot serve
+  // (STRM-3), the consumer's for a device it cannot read (DEV-3).
+  producer = producer || (c.finding_class == "wrong-refusal-exception" && c.rule_id == "STRM-3");
   return producer ? c.producer : c.consumer;
 }
 
