@@ -63,6 +63,14 @@ def main():
         for name in ("GPU: none", "## CUDA matrix", "## GPU frameworks", "## compute-sanitizer"):
             if name not in text:
                 failures.append(f"expected '{name}' in gpu.md")
+    # tools/cuda-sanitize without compute-sanitizer on the PATH: one line, exit 1.
+    if not shutil.which("compute-sanitizer"):
+        p = subprocess.run([os.path.join(ROOT, "tools", "cuda-sanitize"), build],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        lines = p.stdout.strip().splitlines()
+        if p.returncode != 1 or len(lines) != 1 or "compute-sanitizer" not in lines[0]:
+            failures.append(f"expected one line naming compute-sanitizer and exit 1 from "
+                            f"tools/cuda-sanitize but found exit {p.returncode}: {p.stdout!r}")
     for failure in failures:
         print(f"FAIL {failure}")
     return 1 if failures else 0
