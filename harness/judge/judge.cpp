@@ -672,13 +672,14 @@ void judge_stream_read(const StreamFacts& f, Finding* out) noexcept {
   }
 }
 
-void judge_device_memory(const DeviceMemoryFacts& f, Finding* out) noexcept {
+void judge_device_memory(const DeviceMemoryFacts& facts, Finding* out) noexcept {
   out->clear();
-  if (!f.deleter_ran) return;
+  if (!facts.deleter_ran) return;
+  const DeviceLedger::Verdict& f = facts.ledger;
   if (f.mismatched > 0) {
     out->set(FindingClass::wrong_free_function)
         .add("expected the deleter of ")
-        .add(f.producer_label)
+        .add(facts.producer_label)
         .add(" to free ")
         .add(device_allocator_name(f.allocated_with, false))
         .add(" memory with ")
@@ -690,7 +691,7 @@ void judge_device_memory(const DeviceMemoryFacts& f, Finding* out) noexcept {
   if (f.unfreed > 0) {
     out->set(FindingClass::deleter_leaks)
         .add("expected the deleter of ")
-        .add(f.producer_label)
+        .add(facts.producer_label)
         .add(" to free its device memory but found ")
         .unum(f.unfreed_bytes)
         .add(" bytes from ")

@@ -17,6 +17,7 @@
 #include <cstdint>
 
 #include "abi.h"
+#include "device_ledger.h"
 #include "dlconform/plugin.h"
 #include "fault.h"
 #include "finding.h"
@@ -169,13 +170,8 @@ void judge_stream_ask(const StreamFacts& facts, Finding* out) noexcept;
 void judge_stream_read(const StreamFacts& facts, Finding* out) noexcept;
 
 struct DeviceMemoryFacts {
-  bool deleter_ran = false;  // the producer's deleter was called
-  uint32_t unfreed = 0;      // device allocations the deleter left behind
-  size_t unfreed_bytes = 0;
-  int32_t unfreed_allocator = 0;
-  uint32_t mismatched = 0;  // freed by another allocator's free function
-  int32_t allocated_with = 0;
-  int32_t freed_with = 0;
+  bool deleter_ran = false;    // the producer's deleter was called
+  DeviceLedger::Verdict ledger;  // what the device ledger saw allocated and freed
   const char* producer_label = "";
 };
 

@@ -562,20 +562,20 @@ TEST_CASE("judge: device memory freed by its own allocator (LIFE-5)", "[unit]") 
   for (const Row& row : rows) {
     dlc::DeviceMemoryFacts f;
     f.deleter_ran = row.deleter_ran;
-    f.unfreed = row.unfreed;
-    f.unfreed_bytes = 256;
-    f.unfreed_allocator = DLC_DEVICE_ALLOC_CUDA_MALLOC;
-    f.mismatched = row.mismatched;
-    f.allocated_with = DLC_DEVICE_ALLOC_CUDA_MALLOC_HOST;
-    f.freed_with = DLC_DEVICE_ALLOC_CUDA_MALLOC;
+    f.ledger.unfreed = row.unfreed;
+    f.ledger.unfreed_bytes = 256;
+    f.ledger.unfreed_allocator = DLC_DEVICE_ALLOC_CUDA_MALLOC;
+    f.ledger.mismatched = row.mismatched;
+    f.ledger.allocated_with = DLC_DEVICE_ALLOC_CUDA_MALLOC_HOST;
+    f.ledger.freed_with = DLC_DEVICE_ALLOC_CUDA_MALLOC;
     f.producer_label = "planted-cuda-wrong-free-producer@v1.3";
     expect_verdict(row, f, dlc::judge_device_memory);
   }
   dlc::DeviceMemoryFacts f;
   f.deleter_ran = true;
-  f.mismatched = 1;
-  f.allocated_with = DLC_DEVICE_ALLOC_CUDA_MALLOC_HOST;
-  f.freed_with = DLC_DEVICE_ALLOC_CUDA_MALLOC;
+  f.ledger.mismatched = 1;
+  f.ledger.allocated_with = DLC_DEVICE_ALLOC_CUDA_MALLOC_HOST;
+  f.ledger.freed_with = DLC_DEVICE_ALLOC_CUDA_MALLOC;
   dlc::Finding out;
   dlc::judge_device_memory(f, &out);
   CHECK(std::string(out.words).find("cudaMallocHost memory with cudaFreeHost but it called "

@@ -415,15 +415,9 @@ void run_exchange(const std::vector<Participant>& participants, const CaseDef& c
     of.consumer_label = consumer_label;
     judge_ownership(of, &f);
     if (!f.any() && host.devices.count() > 0) {
-      const DeviceLedger::Verdict v = host.devices.verdict();
       DeviceMemoryFacts dm;
       dm.deleter_ran = host.ledger.calls(managed) > 0;
-      dm.unfreed = v.unfreed;
-      dm.unfreed_bytes = v.unfreed_bytes;
-      dm.unfreed_allocator = v.unfreed_allocator;
-      dm.mismatched = v.mismatched;
-      dm.allocated_with = v.allocated_with;
-      dm.freed_with = v.freed_with;
+      dm.ledger = host.devices.verdict();
       dm.producer_label = producer_label;
       judge_device_memory(dm, &f);
     }
