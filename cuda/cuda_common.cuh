@@ -4,7 +4,7 @@
 //
 // Every CUDA producer leaves its write pending on a stream of its own, behind a kernel that
 // spins for kPendingWriteNs: a consumer that reads before that write lands reads the fill
-// pattern 0xA5 that the storage held first, and the judge names it (STRM-1). 200 ms is three
+// pattern (dlc::geo::kUnwrittenByte) that the storage held first, and the judge names it (STRM-1). 200 ms is three
 // orders of magnitude above a kernel launch, so a read that does not wait is caught every time,
 // and it costs 200 ms a device-to-device case.
 #pragma once
@@ -28,7 +28,6 @@
 namespace dlc_cuda {
 
 inline constexpr uint64_t kPendingWriteNs = 200ull * 1000 * 1000;
-inline constexpr uint8_t kFillPattern = 0xA5;  // the storage before the pending write lands
 inline constexpr int kMaxDims = 16;
 
 // "cudaMalloc: cudaErrorMemoryAllocation: out of memory" into err; false on an error.

@@ -189,11 +189,11 @@ int build(const DLCRequest& request, DLTensor* t, CudaContext* c, char* err, siz
   g_host->device_allocated(g_host->ctx, c->scratch, c->bytes, DLC_DEVICE_ALLOC_CUDA_MALLOC);
 
   // The values, laid out on the host as the host mocks lay them out, into the scratch copy.
-  std::vector<uint8_t> staging(c->bytes, dlc_cuda::kFillPattern);
+  std::vector<uint8_t> staging(c->bytes, dlc::geo::kUnwrittenByte);
   const int64_t* given = spec.has_strides ? spec.strides : nullptr;
   dlc::geo::fill(g, spec.ndim, spec.shape, given, spec.fill_seed,
                  staging.data() + spec.byte_offset + lead);
-  if (!dlc_cuda::ok(cudaMemset(c->block, dlc_cuda::kFillPattern, c->bytes), "cudaMemset", err,
+  if (!dlc_cuda::ok(cudaMemset(c->block, dlc::geo::kUnwrittenByte, c->bytes), "cudaMemset", err,
                     err_len) ||
       !dlc_cuda::ok(cudaMemcpy(c->scratch, staging.data(), c->bytes, cudaMemcpyHostToDevice),
                     "cudaMemcpy", err, err_len) ||
@@ -241,22 +241,32 @@ CudaContext* new_context() {
   return block == nullptr ? nullptr : new (block) CudaContext();
 }
 
+// A `Managed` struct (legacy or versioned) with its context, its tensor built; or nullptr with
+// *rc set and everything allocated so far released.
+template <class Managed>
+Managed* make_struct(const DLCRequest& request, int* rc, char* err, size_t err_len) {
+  CudaContext* c = new_context();
+  auto* managed =
+      static_cast<Managed*>(g_host->alloc(g_host->ctx, sizeof(Managed), 8, DLC_ALLOC_STRUCT));
+  *rc = c == nullptr || managed == nullptr ? DLC_ERR_INTERNAL
+                                           : build(request, &managed->dl_tensor, c, err, err_len);
+  if (*rc != DLC_OK) {
+    release(c);
+    g_host->free(g_host->ctx, managed);  // NULL is a no-op
+    return nullptr;
+  }
+  managed->manager_ctx = c;
+  return managed;
+}
+
 int make_legacy(const DLCRequest& request, DLCHandoff* out, char* err, size_t err_len) {
   if (request.tensor.options & DLC_SPEC_READ_ONLY) {
     set_error(err, err_len, "cannot export a read-only tensor as legacy DLManagedTensor (FLAG-1)");
     return DLC_ERR_BUFFER;
   }
-  CudaContext* c = new_context();
-  auto* managed = static_cast<DLManagedTensor*>(
-      g_host->alloc(g_host->ctx, sizeof(DLManagedTensor), 8, DLC_ALLOC_STRUCT));
-  if (c == nullptr || managed == nullptr) return DLC_ERR_INTERNAL;
-  const int rc = build(request, &managed->dl_tensor, c, err, err_len);
-  if (rc != DLC_OK) {
-    release(c);
-    g_host->free(g_host->ctx, managed);
-    return rc;
-  }
-  managed->manager_ctx = c;
+  int rc = DLC_OK;
+  auto* managed = make_struct<DLManagedTensor>(request, &rc, err, err_len);
+  if (managed == nullptr) return rc;
   managed->deleter = legacy_deleter;
   g_host->produced(g_host->ctx, managed);
   out->name = request.raw ? nullptr : "dltensor";
@@ -266,19 +276,11 @@ int make_legacy(const DLCRequest& request, DLCHandoff* out, char* err, size_t er
 
 #if DLC_HDR_MAJOR >= 1
 int make_versioned(const DLCRequest& request, DLCHandoff* out, char* err, size_t err_len) {
-  CudaContext* c = new_context();
-  auto* managed = static_cast<struct DLManagedTensorVersioned*>(
-      g_host->alloc(g_host->ctx, sizeof(struct DLManagedTensorVersioned), 8, DLC_ALLOC_STRUCT));
-  if (c == nullptr || managed == nullptr) return DLC_ERR_INTERNAL;
-  const int rc = build(request, &managed->dl_tensor, c, err, err_len);
-  if (rc != DLC_OK) {
-    release(c);
-    g_host->free(g_host->ctx, managed);
-    return rc;
-  }
+  int rc = DLC_OK;
+  auto* managed = make_struct<struct DLManagedTensorVersioned>(request, &rc, err, err_len);
+  if (managed == nullptr) return rc;
   managed->version.major = DLPACK_MAJOR_VERSION;
   managed->version.minor = DLPACK_MINOR_VERSION;
-  managed->manager_ctx = c;
   managed->deleter = versioned_deleter;
   uint64_t flags = 0;
   if (request.tensor.options & DLC_SPEC_READ_ONLY) flags |= DLPACK_FLAG_BITMASK_READ_ONLY;

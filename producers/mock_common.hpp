@@ -140,7 +140,7 @@ inline int build_dltensor(const DLCTensorSpec& spec, DLTensor* t, Owned* owned,
   if (block == nullptr) return DLC_ERR_INTERNAL;
   // The bytes around and between the elements: the same on every run (a reader that ignores
   // byte_offset or strides reads these, and its digest must not depend on the slot's past).
-  std::memset(block, 0xA5, padded);
+  std::memset(block, dlc::geo::kUnwrittenByte, padded);
   uint8_t* storage = block + spec.misalign;
   const int64_t* given = spec.has_strides ? spec.strides : nullptr;
   dlc::geo::fill(g, spec.ndim, spec.shape, given, spec.fill_seed, storage + spec.byte_offset + lead);

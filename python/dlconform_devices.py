@@ -189,18 +189,6 @@ def stream_answers(fw):
     return body
 
 
-def device_answer(fw):
-    def body():
-        value = fw.from_np(fw.np.ones((2, 2), "float32"))
-        answer = tuple(int(x) for x in value.__dlpack_device__())
-        if answer != tuple(fw.device):
-            return outcome(bridge.make_finding(
-                "producer-violation", "DEV-1", f"expected __dlpack_device__() to answer "
-                f"{tuple(fw.device)} for an array on that device but found {answer!r}"), "")
-        return ("pass", "", "", "", f"{answer}")
-    return body
-
-
 # --- F as a consumer of a mock's stand-in for its device's memory -----------------------------
 
 def stand_in_import(fw, producer_path, tensor):
@@ -481,9 +469,6 @@ def plan_device_cases(frameworks, producer_path_of, consumer_path_of, env, helpe
             cases.append(Case(f"devices/{env}/{own}/negotiation/streams", "devices", short, own,
                               "dlconform-caller", "v1.3", "streams", stream_answers(fw), "STRM-2",
                               (fw,)))
-            cases.append(Case(f"negotiation/{env}/{own}/__dlpack_device__", "negotiation", short,
-                              own, "dlconform-caller", "v1.3", "__dlpack_device__",
-                              device_answer(fw), "DEV-1", (fw,)))
         for consumer, header in (MOCK_CONSUMERS if exporting else []):
             cpath = consumer_path_of(consumer, header)
             if cpath is None:

@@ -461,15 +461,18 @@ def negotiation(fw, ask):
 
 
 def device_answer(fw):
-    """__dlpack_device__() of a CPU array: (1, 0), two integers (DEV-1: a device type it names at
-    all; DEV-2: device_id 0 on the CPU)."""
+    """__dlpack_device__() of an array: two integers (DEV-1: a device type it names at all), the
+    device its arrays live on: (1, 0) for a CPU array (DEV-2: device_id 0 on the CPU)."""
     def body():
         value = fw.from_np(fw.np.ones((2, 2), "float32"))
         answer = device_of(fw.label, value)
-        if answer != (1, 0):
+        want = tuple(fw.device)
+        if answer != want:
+            where = "a CPU array" if want == (1, 0) else "an array on that device"
             return outcome(bridge.make_finding(
-                "producer-violation", "DEV-2", f"expected __dlpack_device__() to answer (1, 0) "
-                f"for a CPU array but found {answer!r}"), "")
+                "producer-violation", "DEV-2" if want == (1, 0) else "DEV-1",
+                f"expected __dlpack_device__() to answer {want} for {where} but found "
+                f"{answer!r}"), "")
         return ("pass", "", "", "", f"{answer}")
     return body
 
@@ -581,7 +584,7 @@ def plan(frameworks, producers_dir, env):
                                           framework_imports(fw, path, t, profile, api, True),
                                           "LAY-3", (fw,)))
         # 3. Negotiation, and the C exchange API where the type has one (a device framework's
-        #    dl_device asks and __dlpack_device__ are dlconform_devices.py's).
+        #    dl_device asks are dlconform_devices.py's).
         if fw.dunder:
             for label, ask in NEGOTIATION:
                 if on_device(fw) and label == "dl_device=cpu":
@@ -589,10 +592,10 @@ def plan(frameworks, producers_dir, env):
                 cases.append(Case(f"negotiation/{env}/{own}/{label}", "negotiation",
                                   fw.name.split(".")[0], own, "dlconform-caller", "v1.3", label,
                                   negotiation(fw, ask), "VER-4", (fw,)))
-            if not on_device(fw):
-                cases.append(Case(f"negotiation/{env}/{own}/__dlpack_device__", "negotiation",
-                                  fw.name.split(".")[0], own, "dlconform-caller", "v1.3",
-                                  "__dlpack_device__", device_answer(fw), "DEV-2", (fw,)))
+            cases.append(Case(f"negotiation/{env}/{own}/__dlpack_device__", "negotiation",
+                              fw.name.split(".")[0], own, "dlconform-caller", "v1.3",
+                              "__dlpack_device__", device_answer(fw),
+                              "DEV-1" if on_device(fw) else "DEV-2", (fw,)))
         if fw.has_xapi:
             for check in ("XAPI-1", "XAPI-2", "XAPI-3", "XAPI-4", "XAPI-5"):
                 cases.append(Case(f"xapi/{env}/{own}/{check}", "xapi", fw.name.split(".")[0], own,

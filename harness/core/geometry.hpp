@@ -11,6 +11,11 @@
 
 namespace dlc::geo {
 
+// What the mock producers put in storage no element has been written to (the gaps between and
+// around the elements; a device producer's storage before its pending write lands): a reader that
+// ignores byte_offset or strides, or reads too early, reads these.
+constexpr uint8_t kUnwrittenByte = 0xA5;
+
 // The most dimensions any walk takes; larger tensors are never backed with memory.
 constexpr int64_t kMaxWalkDims = 1024;
 

@@ -26,6 +26,16 @@ std::string grid_header(const Participant& q) {
   return q.builtin && !q.real_device() ? q.header : q.header + " " + q.plugin.name();
 }
 
+// The versioning RFC's name for what a pair of generations exchanges.
+const char* pair_scenario(const Participant& p, const Participant& c) {
+  if (p.generation == Generation::soft_updated || c.generation == Generation::soft_updated) {
+    return "S2";
+  }
+  if (p.generation == Generation::new_abi && c.generation == Generation::old_abi) return "S0";
+  if (p.generation == Generation::old_abi && c.generation == Generation::new_abi) return "S1";
+  return "native";
+}
+
 // The family of a device tensor's device type: its scenario's name.
 const char* device_family(int32_t device_type) {
   switch (device_type) {
@@ -134,10 +144,13 @@ std::vector<CaseDef> plan_matrix(const std::vector<Participant>& participants) {
     }
     return Expectation::pass;
   };
+  auto conformant_any_memory = [](const Participant& q) {
+    return q.planted == nullptr && q.generation != Generation::variant;
+  };
   // Parties of real device memory meet in the device section (6) only: the host catalogue is
   // nothing they can make, and a fork per case is not for tens of thousands of cases.
-  auto conformant = [](const Participant& q) {
-    return q.planted == nullptr && q.generation != Generation::variant && !q.real_device();
+  auto conformant = [&](const Participant& q) {
+    return conformant_any_memory(q) && !q.real_device();
   };
 
   // Calls visit(pi, ci) for every conformant producer x consumer pair.
@@ -155,14 +168,7 @@ std::vector<CaseDef> plan_matrix(const std::vector<Participant>& participants) {
   for_each_conformant_pair([&](size_t pi, size_t ci) {
     const Participant& p = participants[pi];
     const Participant& c = participants[ci];
-    std::string scenario = "native";
-    if (p.generation == Generation::soft_updated || c.generation == Generation::soft_updated) {
-      scenario = "S2";
-    } else if (p.generation == Generation::new_abi && c.generation == Generation::old_abi) {
-      scenario = "S0";
-    } else if (p.generation == Generation::old_abi && c.generation == Generation::new_abi) {
-      scenario = "S1";
-    }
+    const std::string scenario = pair_scenario(p, c);
     for (size_t ti = 0; ti < catalogue.size(); ++ti) {
       const TensorCase& t = catalogue[ti];
       if (t.generated || t.real_device) continue;  // device memory: section 6
@@ -280,23 +286,12 @@ std::vector<CaseDef> plan_matrix(const std::vector<Participant>& participants) {
   //    device consumer does with the host's tensors and with a mock's host stand-in for device
   //    memory (device_cuda). A device producer leaves its write pending on its own stream, so
   //    every device-to-device case also judges the stream hand-off (STRM-1, STRM-2).
-  auto device_scenario = [](const Participant& p, const Participant& c) {
-    if (p.generation == Generation::soft_updated || c.generation == Generation::soft_updated) {
-      return "S2";
-    }
-    if (p.generation == Generation::new_abi && c.generation == Generation::old_abi) return "S0";
-    if (p.generation == Generation::old_abi && c.generation == Generation::new_abi) return "S1";
-    return "native";
-  };
-  auto device_conformant = [](const Participant& q) {
-    return q.planted == nullptr && q.generation != Generation::variant;
-  };
   for (size_t pi = 0; pi < participants.size(); ++pi) {
     const Participant& p = participants[pi];
-    if (!p.plugin.is_producer() || !device_conformant(p)) continue;
+    if (!p.plugin.is_producer() || !conformant_any_memory(p)) continue;
     for (size_t ci = 0; ci < participants.size(); ++ci) {
       const Participant& c = participants[ci];
-      if (!c.plugin.is_consumer() || !device_conformant(c)) continue;
+      if (!c.plugin.is_consumer() || !conformant_any_memory(c)) continue;
       if (!p.real_device() && !c.real_device()) continue;
       for (size_t ti = 0; ti < catalogue.size(); ++ti) {
         const TensorCase& t = catalogue[ti];
@@ -304,7 +299,7 @@ std::vector<CaseDef> plan_matrix(const std::vector<Participant>& participants) {
         if (p.real_device()) {
           if (!t.real_device || !producer_can_make(p.profile, t)) continue;
           family = device_family(t.spec.device.device_type);
-          family += std::string("/") + device_scenario(p, c);
+          family += std::string("/") + pair_scenario(p, c);
         } else {
           // The host's side: the mock producers of the oldest and the newest header.
           if (!(p.header == "v0.6" || p.header == "v1.3")) continue;

@@ -11,17 +11,11 @@
 // No heap allocation: facts and findings are fixed-size.
 #include "exchange.h"
 
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <algorithm>
-#include <cerrno>
 #include <chrono>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
 
 #include "alloc_track.h"
+#include "geometry.hpp"
 #include "judge.h"
 #include "phase.h"
 
@@ -83,67 +77,6 @@ bool create_plugin_states(std::vector<Participant>& participants, std::string* e
     if (rc != DLC_OK) {
       *error = p.plugin.path + ": create() failed with code " + std::to_string(rc) + ": " + message;
       return false;
-    }
-  }
-  return true;
-}
-
-bool probe_availability(std::vector<Participant>& participants, std::string* error) {
-  for (Participant& p : participants) {
-    const DLCAvailableFn available = p.plugin.available_slot();
-    if (available == nullptr) continue;
-    int fds[2];
-    if (pipe(fds) != 0) {
-      *error = "cannot ask " + p.plugin.path + " whether it can run: no pipe";
-      return false;
-    }
-    std::fflush(stdout);
-    std::fflush(stderr);
-    const pid_t pid = fork();
-    if (pid < 0) {
-      close(fds[0]);
-      close(fds[1]);
-      *error = "cannot ask " + p.plugin.path + " whether it can run: no fork";
-      return false;
-    }
-    if (pid == 0) {
-      close(fds[0]);
-      char message[512] = {};
-      int rc = DLC_OK;
-      {
-        ScopedPhase phase("available()", p.label.c_str(), Party::consumer);
-        rc = available(p.plugin.state, message, sizeof message);
-      }
-      message[sizeof message - 1] = '\0';
-      char line[600];
-      const int n = std::snprintf(line, sizeof line, "%d %s", rc, message);
-      if (n > 0) (void)!write(fds[1], line, static_cast<size_t>(std::min(n, 599)));
-      _exit(0);
-    }
-    close(fds[1]);
-    std::string answer;
-    char buffer[256];
-    for (;;) {
-      const ssize_t got = read(fds[0], buffer, sizeof buffer);
-      if (got > 0) {
-        answer.append(buffer, static_cast<size_t>(got));
-      } else if (got == 0 || errno != EINTR) {
-        break;
-      }
-    }
-    close(fds[0]);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    const size_t space = answer.find(' ');
-    const std::string why = space == std::string::npos ? "" : answer.substr(space + 1);
-    if (answer.empty()) {
-      p.unavailable = "available() of " + p.label + " died (" +
-                      (WIFSIGNALED(status) ? std::string(strsignal(WTERMSIG(status)))
-                                           : "exit " + std::to_string(WEXITSTATUS(status))) +
-                      ")";
-    } else if (std::atoi(answer.c_str()) != DLC_OK) {
-      p.unavailable = why.empty() ? p.label + " cannot run here" : why;
     }
   }
   return true;
@@ -368,12 +301,13 @@ void run_exchange(const std::vector<Participant>& participants, const CaseDef& c
   judge_lifecycle(lf, &f);
   if (!f.any() && t.real_device && consume_rc == DLC_OK && obs.data_not_read == 0 &&
       t.elements > 0 && obs.elements_read == t.elements) {
-    // Values from before the producer's pending write: every byte still the fill pattern the
-    // device producers put down first (0xA5).
+    // Values from before the producer's pending write: every byte still the one the device
+    // producers put down first.
     uint64_t before_write = dlc_digest_init();
-    const uint8_t pattern = 0xA5;
-    const uint64_t bytes = t.elements * ((uint64_t{t.spec.dtype.bits} * t.spec.dtype.lanes + 7) / 8);
-    for (uint64_t k = 0; k < bytes; ++k) before_write = dlc_digest_update(before_write, &pattern, 1);
+    const uint64_t bytes = t.elements * geo::geometry(t.spec).g.element_bytes;
+    for (uint64_t k = 0; k < bytes; ++k) {
+      before_write = dlc_digest_update(before_write, &geo::kUnwrittenByte, 1);
+    }
     sf.read_before_write = obs.digest == before_write && before_write != t.digest;
     if (sf.consumer_label[0] == '\0') sf.consumer_label = consumer_label;
     judge_stream_read(sf, &f);

@@ -31,12 +31,6 @@ struct CaseRecord {
 // Calls create() on every participant (once per process, before forking).
 [[nodiscard]] bool create_plugin_states(std::vector<Participant>& participants, std::string* error);
 
-// Asks every plugin with an available() slot (plugin ABI 3) whether it can run here, each in a
-// child process of its own (a device runtime it starts must not live in a process that forks
-// workers). Sets Participant::unavailable to the reason of those that cannot. False only when no
-// child can be forked.
-[[nodiscard]] bool probe_availability(std::vector<Participant>& participants, std::string* error);
-
 // Runs `c` and fills `out` (everything but `done`).
 void run_exchange(const std::vector<Participant>& participants, const CaseDef& c,
                   CaseRecord* out) noexcept;

@@ -672,6 +672,66 @@ bool run_cases(const std::vector<Participant>& participants, std::vector<CaseDef
   return true;
 }
 
+bool probe_availability(std::vector<Participant>& participants, std::string* error) {
+  for (Participant& p : participants) {
+    const DLCAvailableFn available = p.plugin.available_slot();
+    if (available == nullptr) continue;
+    int fds[2];
+    if (pipe(fds) != 0) {
+      *error = "cannot ask " + p.plugin.path + " whether it can run: no pipe";
+      return false;
+    }
+    std::fflush(stdout);
+    std::fflush(stderr);
+    const pid_t pid = fork();
+    if (pid < 0) {
+      close(fds[0]);
+      close(fds[1]);
+      *error = "cannot ask " + p.plugin.path + " whether it can run: no fork";
+      return false;
+    }
+    if (pid == 0) {
+      close(fds[0]);
+      char message[512] = {};
+      int rc = DLC_OK;
+      {
+        ScopedPhase phase("available()", p.label.c_str(), Party::consumer);
+        rc = available(p.plugin.state, message, sizeof message);
+      }
+      message[sizeof message - 1] = '\0';
+      char line[600];
+      const int n = std::snprintf(line, sizeof line, "%d %s", rc, message);
+      if (n > 0) (void)!write(fds[1], line, static_cast<size_t>(std::min(n, 599)));
+      _exit(0);
+    }
+    close(fds[1]);
+    std::string answer;
+    char buffer[256];
+    for (;;) {
+      const ssize_t got = read(fds[0], buffer, sizeof buffer);
+      if (got > 0) {
+        answer.append(buffer, static_cast<size_t>(got));
+      } else if (got == 0 || errno != EINTR) {
+        break;
+      }
+    }
+    close(fds[0]);
+    int status = 0;
+    reap_child(pid, &status);
+    const size_t space = answer.find(' ');
+    const std::string why = space == std::string::npos ? "" : answer.substr(space + 1);
+    if (answer.empty()) {
+      p.unavailable = "available() of " + p.label + " died (" +
+                      (WIFSIGNALED(status) ? std::string(strsignal(WTERMSIG(status)))
+                                           : "exit " + std::to_string(WEXITSTATUS(status))) +
+                      ")";
+    } else if (std::atoi(answer.c_str()) != DLC_OK) {
+      p.unavailable = why.empty() ? p.label + " cannot run here" : why;
+    }
+  }
+  return true;
+}
+
 bool start_worker_template(const std::vector<Participant>& participants, std::string* error) {
   if (g_template.socket >= 0) return true;
   // A fork copies only the calling thread. A plugin that started threads (a framework's pool)

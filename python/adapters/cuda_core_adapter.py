@@ -10,6 +10,7 @@ class CudaCore(Framework):
     dtypes = COMMON
     strides = "positive negative zero overlapping"
     exports = False
+    dunder = False  # it makes no arrays: nothing to ask __dlpack__ or __dlpack_device__ of
     writable_concept = False
     device = (2, 0)
 
