@@ -131,7 +131,9 @@ int read_on_device(const DLTensor& t, DLCObservation* obs, char* err, size_t err
     if (t.shape[i] < 0) return refuse(err, err_len, "expected extents >= 0 (LAY-10)");
     a.shape[i] = t.shape[i];
     a.strides[i] = t.strides != nullptr ? t.strides[i] : compact;  // LAY-5: NULL is compact
-    compact *= t.shape[i] == 0 ? 1 : t.shape[i];
+    if (__builtin_mul_overflow(compact, t.shape[i] == 0 ? int64_t{1} : t.shape[i], &compact)) {
+      return refuse(err, err_len, "expected a compact size that fits 64 bits (LAY-10)");
+    }
     obs->shape[i] = t.shape[i];
     obs->strides[i] = a.strides[i];
     a.count *= static_cast<uint64_t>(t.shape[i]);

@@ -91,7 +91,11 @@ void compare_with_request(const abi::Tensor& t, const DLCTensorSpec& spec, bool 
             .add(" as requested but found NULL strides (compact row-major)");
         return;
       }
-      compact *= spec.shape[i] == 0 ? 1 : spec.shape[i];
+      // A request in LAY-10's band may run past 64 bits here: its outer strides are then free.
+      if (__builtin_mul_overflow(compact, spec.shape[i] == 0 ? int64_t{1} : spec.shape[i],
+                                 &compact)) {
+        break;
+      }
     }
     (void)versioned;
     (void)version;

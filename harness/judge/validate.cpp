@@ -219,7 +219,11 @@ void check_tensor(const abi::Tensor& t, bool versioned, DLCVersion version, uint
             .num(i);
         break;
       }
-      compact *= t.shape[i] == 0 ? 1 : t.shape[i];
+      // Past 2^63 elements (a zero-size tensor in LAY-10's band) no outer stride can be compact
+      // and no element reached: nothing more to compare, and no signed overflow.
+      if (__builtin_mul_overflow(compact, t.shape[i] == 0 ? int64_t{1} : t.shape[i], &compact)) {
+        break;
+      }
     }
   }
   if (o.level != Level::full) return;
