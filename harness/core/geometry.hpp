@@ -76,6 +76,19 @@ struct Geometry {
 // dimension down (start at 1); extent 0 counts as 1.
 inline bool uses_compact(const int64_t* strides, bool packed) { return strides == nullptr || packed; }
 
+// The innermost dimension of extent above 1 whose stride is not the compact row-major one, or -1
+// (LAY-5's NULL strides, DT-3's packed sub-byte elements). Past 2^63 elements (a zero-size
+// tensor in LAY-10's band) no outer stride can be compact and no element is reached: the walk
+// stops there, without a signed overflow.
+inline int64_t first_noncompact_dim(int64_t ndim, const int64_t* shape, const int64_t* strides) {
+  int64_t compact = 1;
+  for (int64_t i = ndim - 1; i >= 0; --i) {
+    if (shape[i] > 1 && strides[i] != compact) return i;
+    if (__builtin_mul_overflow(compact, shape[i] == 0 ? int64_t{1} : shape[i], &compact)) break;
+  }
+  return -1;
+}
+
 // Geometry of `ndim` extents and (possibly NULL) strides: every product and offset checked for
 // 64-bit overflow (LAY-10), extents >= 0. Found by the import fuzzer more than once.
 inline Geometry geometry(int64_t ndim, const int64_t* shape, const int64_t* strides, DLCDtype dtype,

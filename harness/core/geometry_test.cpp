@@ -141,3 +141,21 @@ TEST_CASE("geometry: a zero-size tensor in the band keeps NULL strides valid (LA
   CHECK(g.numel == 0);
   CHECK(g.storage_bytes == 0);
 }
+
+TEST_CASE("geometry: the first stride that is not the compact one", "[unit]") {
+  const int64_t shape[3] = {2, 3, 4};
+  const int64_t compact[3] = {12, 4, 1};
+  CHECK(dlc::geo::first_noncompact_dim(3, shape, compact) == -1);
+  const int64_t inner_off[3] = {12, 4, 2};
+  CHECK(dlc::geo::first_noncompact_dim(3, shape, inner_off) == 2);
+  const int64_t outer_off[3] = {13, 4, 1};
+  CHECK(dlc::geo::first_noncompact_dim(3, shape, outer_off) == 0);
+  // Extent 1 and 0 take any stride; extent 0 counts as 1 in the compact product.
+  const int64_t ones[3] = {1, 0, 5};
+  const int64_t any[3] = {-7, 99, 1};
+  CHECK(dlc::geo::first_noncompact_dim(3, ones, any) == -1);
+  // Past 2^63 elements (a zero-size tensor in LAY-10's band) the walk stops, without overflow.
+  const int64_t band[3] = {2, int64_t{1} << 62, 4};
+  const int64_t band_strides[3] = {5, 4, 1};
+  CHECK(dlc::geo::first_noncompact_dim(3, band, band_strides) == -1);
+}

@@ -83,19 +83,11 @@ void compare_with_request(const abi::Tensor& t, const DLCTensorSpec& spec, bool 
   if (!want.g.valid) return;
   if (t.strides == nullptr) {
     // NULL strides mean compact row-major (LAY-5): only right for compact data.
-    int64_t compact = 1;
-    for (int i = spec.ndim - 1; i >= 0; --i) {
-      if (spec.shape[i] > 1 && want.strides[i] != compact) {
-        out->set(FindingClass::producer_violation, Rule::LAY_5)
-            .add("expected strides[").num(i).add("] = ").num(want.strides[i])
-            .add(" as requested but found NULL strides (compact row-major)");
-        return;
-      }
-      // A request in LAY-10's band may run past 64 bits here: its outer strides are then free.
-      if (__builtin_mul_overflow(compact, spec.shape[i] == 0 ? int64_t{1} : spec.shape[i],
-                                 &compact)) {
-        break;
-      }
+    const int64_t i = geo::first_noncompact_dim(spec.ndim, spec.shape, want.strides);
+    if (i >= 0) {
+      out->set(FindingClass::producer_violation, Rule::LAY_5)
+          .add("expected strides[").num(i).add("] = ").num(want.strides[i])
+          .add(" as requested but found NULL strides (compact row-major)");
     }
     (void)versioned;
     (void)version;

@@ -210,20 +210,12 @@ void check_tensor(const abi::Tensor& t, bool versioned, DLCVersion version, uint
     }
   }
   if (g.packed_subbyte && t.strides != nullptr) {
-    int64_t compact = 1;
-    for (int i = t.ndim - 1; i >= 0; --i) {
-      if (t.shape[i] > 1 && t.strides[i] != compact) {
-        c.add(Rule::DT_3).add("expected compact strides for packed sub-byte elements but found ")
-            .num(t.strides[i])
-            .add(" on dimension ")
-            .num(i);
-        break;
-      }
-      // Past 2^63 elements (a zero-size tensor in LAY-10's band) no outer stride can be compact
-      // and no element reached: nothing more to compare, and no signed overflow.
-      if (__builtin_mul_overflow(compact, t.shape[i] == 0 ? int64_t{1} : t.shape[i], &compact)) {
-        break;
-      }
+    const int64_t i = geo::first_noncompact_dim(t.ndim, t.shape, t.strides);
+    if (i >= 0) {
+      c.add(Rule::DT_3).add("expected compact strides for packed sub-byte elements but found ")
+          .num(t.strides[i])
+          .add(" on dimension ")
+          .num(i);
     }
   }
   if (o.level != Level::full) return;
