@@ -41,16 +41,6 @@ std::string hex(uint64_t v) {
   return text;
 }
 
-std::string values(const int64_t* v, int64_t dims) {
-  std::string s = "[";
-  for (int64_t i = 0; i < dims && i < dlc_fuzz::kExplicitDims; ++i) {
-    s += (i ? "," : "") + std::to_string(v[i]);
-  }
-  s += "]";
-  if (dims > dlc_fuzz::kExplicitDims) s += "+[1]*" + std::to_string(dims - dlc_fuzz::kExplicitDims);
-  return s;
-}
-
 std::string flag_names(uint64_t flags) {
   std::string s;
   const struct {
@@ -126,10 +116,10 @@ void print_fields(const Shown& s, const std::string& target, const std::string& 
   std::printf("ndim:        %d\n", in.ndim);
   std::printf("shape:       %s\n", (in.layout & dlc_fuzz::kShapeNull)
                                        ? "NULL"
-                                       : values(in.shape, s.dims).c_str());
+                                       : dlc_fuzz::dims_text(in.shape, in.ndim).c_str());
   std::printf("strides:     %s\n", (in.layout & dlc_fuzz::kStridesNull)
                                        ? "NULL"
-                                       : values(in.strides, s.dims).c_str());
+                                       : dlc_fuzz::dims_text(in.strides, in.ndim).c_str());
   std::printf("byte_offset: %" PRIu64 "%s\n", s.plan.byte_offset,
               s.plan.byte_offset != in.byte_offset
                   ? (" (the input's " + std::to_string(in.byte_offset) + " modulo a page)").c_str()

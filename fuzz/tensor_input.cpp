@@ -130,6 +130,15 @@ std::vector<uint8_t> encode(const TensorInput& in) {
   return w.bytes();
 }
 
+std::string dims_text(const int64_t* values, int32_t ndim) {
+  std::string s = "[";
+  for (int i = 0; i < explicit_dims(ndim); ++i) s += (i ? "," : "") + std::to_string(values[i]);
+  s += "]";
+  // The dimensions the input does not carry: as many as ndim says, up to 2^31 of them.
+  if (ndim > kExplicitDims) s += "+[1]*" + std::to_string(ndim - kExplicitDims);
+  return s;
+}
+
 std::string describe(const TensorInput& in, bool versioned) {
   std::string s = versioned ? "versioned " + std::to_string(in.version.major) + "." +
                                   std::to_string(in.version.minor) + " flags=" +
@@ -145,13 +154,7 @@ std::string describe(const TensorInput& in, bool versioned) {
       s += "NULL";
       return;
     }
-    s += "[";
-    for (int i = 0; i < explicit_dims(in.ndim); ++i) {
-      s += (i ? "," : "") + std::to_string(values[i]);
-    }
-    s += "]";
-    // The dimensions the input does not carry: as many as ndim says, up to 2^31 of them.
-    if (in.ndim > kExplicitDims) s += "+[1]*" + std::to_string(in.ndim - kExplicitDims);
+    s += dims_text(values, in.ndim);
   };
   list("shape", in.shape, kShapeNull);
   list("strides", in.strides, kStridesNull);

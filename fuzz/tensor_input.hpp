@@ -65,6 +65,8 @@ std::vector<uint8_t> encode(const TensorInput& in);
 // dimensions past kExplicitDims, extent 1 and stride 1, are written as a repeat:
 // "shape=[8,...,8]+[1]*936".
 std::string describe(const TensorInput& in, bool versioned);
+// The extents or strides of an input as describe() writes them: "[8,8]", "[8,...,8]+[1]*936".
+std::string dims_text(const int64_t* values, int32_t ndim);
 
 // Budget of one input: larger valid tensors are skipped rather than backed.
 constexpr int64_t kMaxBackedNdim = 1024;
