@@ -117,11 +117,12 @@ def asks(fw, producer_path, caller, refuse):
     return body
 
 
-def import_recorded(fw, recorder, keywords):
-    """fw's from_dlpack(recorder, **keywords): None, or the words of what it raised."""
+def import_recorded(fw, producer, keywords):
+    """fw's from_dlpack(producer, **keywords) (a Recorder, a mock's tensor), the result dropped
+    and collected: None, or the words of what it raised."""
     error = None
     try:
-        value = fw.import_(recorder, **keywords)
+        value = fw.import_(producer, **keywords)
         del value
     except Exception as e:
         error = error_words(e)

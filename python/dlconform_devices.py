@@ -30,6 +30,7 @@ from dlconform_asks import Recorder, calls_text, import_recorded, judged_calls
 from dlconform_workers import Case, clean, error_words, outcome
 
 HOST = (1, 0)
+CUDA_FAMILY = (2, 3, 13)  # CUDA device, pinned host and managed memory
 # Which catalogue tensors claim each device (the mocks' host stand-ins for them).
 MEMORY_OF = {14: "oneapi", 2: "cuda", 3: "cuda_host", 13: "cuda_managed"}
 # The mock consumers, one per header: each gets a device array and must refuse it.
@@ -122,7 +123,7 @@ NEGOTIATION = [("dl_device=own,copy=None", "own", None, "capsule"),
 
 def other_device(fw):
     """A device F cannot export to: CUDA for a oneAPI array, oneAPI for a CUDA one."""
-    return (14, 0) if fw.device[0] in (2, 3, 13) else (2, 0)
+    return (14, 0) if fw.device[0] in CUDA_FAMILY else (2, 0)
 
 
 def device_negotiation(fw, dl_device, copy, want):
@@ -196,13 +197,7 @@ def stand_in_import(fw, producer_path, tensor):
     it without reading (a touch is a crash the guard names device-pointer-dereferenced)."""
     def body():
         mock = bridge.MockTensor(producer_path, tensor)
-        error = None
-        try:
-            value = fw.import_(mock)
-            del value
-        except Exception as e:
-            error = error_words(e)
-        gc.collect()
+        error = import_recorded(fw, mock, {})
         calls = mock.deleter_calls()
         if error is None:
             return outcome(bridge.make_finding(
@@ -360,9 +355,6 @@ def asks_own_device(fw, producer_path):
         error = import_recorded(fw, recorder, {"device": fw.own_device()})
         return judged_calls(fw, recorder, error, None, tuple(fw.device))
     return body
-
-
-CUDA_FAMILY = (2, 3, 13)
 
 
 def stream_finding(label, device_type, passed, current):
