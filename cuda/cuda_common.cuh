@@ -13,7 +13,9 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <iterator>
 
+#include "abi.h"
 #include "mock_common.hpp"
 
 // The planted bug of this plugin (-DDLC_BUG=name), one of the DLC_BUG_<name> ids its source
@@ -78,10 +80,6 @@ class DeviceGuard {
   int previous_ = 0;
   bool switched_ = false;
 };
-
-inline bool cuda_memory(int32_t device_type) {
-  return device_type == 2 || device_type == 3 || device_type == 13;  // CUDA, pinned, managed
-}
 
 // Spins on the device for `ns` nanoseconds of its global timer.
 __global__ void spin_kernel(uint64_t ns) {

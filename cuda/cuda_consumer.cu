@@ -42,7 +42,7 @@ bool ensure_stream(char* err, size_t err_len) {
 }
 
 int ask(void*, DLCDevice device, DLCRequest* request, char* err, size_t err_len) {
-  if (!dlc_cuda::cuda_memory(device.device_type)) return DLC_OK;  // the CPU: stream=None
+  if (!dlc::abi::is_cuda_memory(device.device_type)) return DLC_OK;  // the CPU: stream=None
 #if DLC_BUG_ID == DLC_BUG_no_stream
   (void)request;
   (void)err;
@@ -103,7 +103,7 @@ int read_on_device(const DLTensor& t, DLCObservation* obs, char* err, size_t err
   obs->ndim = t.ndim;
   obs->byte_offset = t.byte_offset;
   obs->has_strides = t.strides != nullptr;
-  if (!dlc_cuda::cuda_memory(type)) {
+  if (!dlc::abi::is_cuda_memory(type)) {
     std::snprintf(err, err_len, "expected CUDA device, pinned or managed memory but found device "
                   "type %d (DEV-3)", type);
     return DLC_ERR_BUFFER;
@@ -234,9 +234,9 @@ int create(const DLCHost*, void** state, char*, size_t) {
   return DLC_OK;  // CUDA starts in the case's own process, never here
 }
 
-constexpr int32_t kCudaDevices[] = {2, 3, 13};
 constexpr DLCProfile kProfile = {
-    sizeof(DLCProfile), nullptr, 0, kCudaDevices, 3,
+    sizeof(DLCProfile), nullptr, 0, dlc::abi::kCudaDeviceTypes,
+    std::size(dlc::abi::kCudaDeviceTypes),
     DLC_STRIDES_POSITIVE | DLC_STRIDES_NEGATIVE | DLC_STRIDES_ZERO | DLC_STRIDES_OVERLAPPING,
     DLC_FEATURE_ZERO_DIM | DLC_FEATURE_ZERO_SIZE | DLC_FEATURE_EVERY_DTYPE |
         DLC_FEATURE_MISALIGNED | DLC_FEATURE_REAL_DEVICE | DLC_FEATURE_READ_ONLY,

@@ -111,7 +111,7 @@ void versioned_deleter(struct DLManagedTensorVersioned* self) {
 int build(const DLCRequest& request, DLTensor* t, CudaContext* c, char* err, size_t err_len) {
   const DLCTensorSpec& spec = request.tensor;
   const int32_t type = spec.device.device_type;
-  if (!dlc_cuda::cuda_memory(type)) {
+  if (!dlc::abi::is_cuda_memory(type)) {
     set_error(err, err_len, "expected a CUDA device type (2, 3 or 13) for a CUDA producer");
     return DLC_ERR_BUFFER;
   }
@@ -319,9 +319,9 @@ int create(const DLCHost* host, void** state, char* err, size_t err_len) {
   return DLC_OK;  // CUDA starts in the case's own process, never here (workers fork from here)
 }
 
-constexpr int32_t kCudaDevices[] = {2, 3, 13};
 constexpr DLCProfile kProfile = {
-    sizeof(DLCProfile), nullptr, 0, kCudaDevices, 3,
+    sizeof(DLCProfile), nullptr, 0, dlc::abi::kCudaDeviceTypes,
+    std::size(dlc::abi::kCudaDeviceTypes),
     DLC_STRIDES_POSITIVE | DLC_STRIDES_NEGATIVE | DLC_STRIDES_ZERO | DLC_STRIDES_OVERLAPPING,
     DLC_FEATURE_ZERO_DIM | DLC_FEATURE_ZERO_SIZE | DLC_FEATURE_COPY | DLC_FEATURE_EVERY_DTYPE |
         DLC_FEATURE_REAL_DEVICE | DLC_FEATURE_BYTE_OFFSET | DLC_FEATURE_NULL_DATA,

@@ -53,6 +53,17 @@ constexpr uint64_t kFlagSubbytePadded = 1u << 2;
 // Every flag bit DLPack defines up to 1.3; the rest are unknown (FLAG-4).
 constexpr uint64_t kKnownFlags = kFlagReadOnly | kFlagIsCopied | kFlagSubbytePadded;
 
+// The device types of CUDA memory (DLDeviceType, the same in every header from v0.6): device
+// (kDLCUDA), pinned host (kDLCUDAHost) and managed (kDLCUDAManaged) memory. The judge, the plan
+// and the CUDA mocks tell CUDA memory apart by this one list.
+inline constexpr int32_t kCudaDeviceTypes[] = {2, 3, 13};
+constexpr bool is_cuda_memory(int32_t device_type) {
+  for (const int32_t t : kCudaDeviceTypes) {
+    if (t == device_type) return true;
+  }
+  return false;
+}
+
 constexpr size_t kLegacyDeleterOffset = 56;
 constexpr size_t kVersionedDeleterOffset = 16;
 

@@ -617,9 +617,6 @@ void judge_ownership(const OwnershipFacts& f, Finding* out) noexcept {
 
 namespace {
 
-bool cuda_family(int32_t device_type) {
-  return device_type == 2 || device_type == 3 || device_type == 13;  // CUDA, pinned, managed
-}
 bool rocm_family(int32_t device_type) { return device_type == 10 || device_type == 11; }
 
 }  // namespace
@@ -635,13 +632,13 @@ void judge_stream_ask(const StreamFacts& f, Finding* out) noexcept {
         .num(f.stream);
     return;
   }
-  const bool bad = f.stream < -1 || (cuda_family(f.device_type) && f.stream == 0) ||
+  const bool bad = f.stream < -1 || (abi::is_cuda_memory(f.device_type) && f.stream == 0) ||
                    (rocm_family(f.device_type) && (f.stream == 1 || f.stream == 2));
   if (!bad) return;
   auto w = out->set(FindingClass::bad_stream_value);
   w.add("expected ").add(f.consumer_label).add(" to pass a stream the device allows but it passed ")
       .num(f.stream);
-  if (cuda_family(f.device_type)) {
+  if (abi::is_cuda_memory(f.device_type)) {
     w.add(" (CUDA: None or 1 is the legacy default stream, 2 the per-thread default, 0 is ")
         .add("disallowed)");
   } else if (rocm_family(f.device_type)) {

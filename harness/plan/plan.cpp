@@ -4,6 +4,8 @@
 
 #include <map>
 
+#include "abi.h"
+
 namespace dlc {
 namespace {
 
@@ -38,16 +40,8 @@ const char* pair_scenario(const Participant& p, const Participant& c) {
 
 // The family of a device tensor's device type: its scenario's name.
 const char* device_family(int32_t device_type) {
-  switch (device_type) {
-    case 2:   // kDLCUDA
-    case 3:   // kDLCUDAHost
-    case 13:  // kDLCUDAManaged
-      return "cuda";
-    case 14:  // kDLOneAPI
-      return "oneapi";
-    default:
-      return "device";
-  }
+  if (abi::is_cuda_memory(device_type)) return "cuda";
+  return device_type == 14 ? "oneapi" : "device";  // 14: kDLOneAPI
 }
 
 }  // namespace
