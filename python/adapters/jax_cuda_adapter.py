@@ -1,16 +1,13 @@
 """JAX on CUDA: an adapter of the interface in dlconform_adapter.py for JAX's arrays on its first
-GPU (kDLCUDA), judged on a GPU machine (tools/gpu-check passes it with --adapter). JAX arrays are
-immutable."""
-from dlconform_adapter import COMMON, Framework, sliced_view
+GPU (kDLCUDA), judged on a GPU machine (tools/gpu-check passes it with --adapter). What JAX makes,
+views and imports is the built-in host adapter's (adapters/jax_adapter.py); only where its arrays
+live differs. JAX arrays are immutable."""
+from dlconform_parties import builtin_adapter
+
+Jax = builtin_adapter("jax", "Jax")
 
 
-class JaxCUDA(Framework):
-    name = "jax"
-    dtypes = COMMON + ["uint16", "uint32", "uint64", "bfloat16", "complex64", "complex128"]
-    strides = ""
-    views = ("T", "step", "reversed", "offset", "broadcast")
-    writable_concept = False
-    immutable = True
+class JaxCUDA(Jax):
     device = (2, 0)
 
     @property
@@ -32,17 +29,6 @@ class JaxCUDA(Framework):
         import jax
         return jax.device_put(array, self.gpu)
 
-    def view(self, value, kind):
-        import jax.numpy as jnp
-        return sliced_view(value, kind, jnp.broadcast_to)
-
-    def import_(self, obj, **keywords):
-        import jax.dlpack
-        return jax.dlpack.from_dlpack(obj, **keywords)
-
-    def to_np(self, value):
-        return self.np.asarray(value)
-
     def cpu_device(self):
         import jax
         return jax.devices("cpu")[0]
@@ -50,6 +36,3 @@ class JaxCUDA(Framework):
     def own_device(self):
         self.start()
         return self.gpu
-
-    def writable(self, value):
-        return False

@@ -1,16 +1,18 @@
 """torch on CUDA: an adapter of the interface in dlconform_adapter.py for PyTorch's CUDA tensors
-(kDLCUDA), judged on a GPU machine (tools/gpu-check passes it with --adapter). Tensors live on
-cuda:0; the stream a consumer should pass is torch's current stream (STRM-1)."""
-from dlconform_adapter import COMMON, Framework, sliced_view
+(kDLCUDA), judged on a GPU machine (tools/gpu-check passes it with --adapter). What torch makes,
+views and imports is the built-in host adapter's (adapters/torch_adapter.py); here tensors live on
+cuda:0, and the stream a consumer should pass is torch's current stream (STRM-1)."""
+from dlconform_parties import builtin_adapter
+
+Torch = builtin_adapter("torch", "Torch")
 
 
-class TorchCUDA(Framework):
-    name = "torch"
-    dtypes = COMMON + ["uint16", "uint32", "uint64", "bfloat16", "complex64", "complex128"]
-    strides = "positive zero overlapping"
-    views = ("T", "step", "offset", "broadcast")
-    writable_concept = False
+class TorchCUDA(Torch):
     device = (2, 0)
+
+    def __init__(self):
+        super().__init__()
+        self.legacy_exports = {}  # to_dlpack is judged on the host; the GPU rows are __dlpack__'s
 
     @property
     def label(self):
@@ -23,24 +25,10 @@ class TorchCUDA(Framework):
 
     def from_np(self, array):
         self.start()
-        torch = self.module
-        host = torch.from_numpy(array.copy()) if array.dtype.name != "bfloat16" else \
-            torch.tensor(array.astype("float32")).to(torch.bfloat16)
-        return host.to("cuda:0")
-
-    def view(self, value, kind):
-        return sliced_view(value, kind, lambda v, shape: v.expand(shape), transpose=lambda v: v.t(),
-                           reverse=None)
-
-    def import_(self, obj, **keywords):
-        return self.module.from_dlpack(obj, **keywords)
+        return super().from_np(array).to("cuda:0")
 
     def to_np(self, value):
-        value = value.detach().to("cpu")
-        if value.dtype == self.module.bfloat16:
-            import ml_dtypes
-            return value.contiguous().view(self.module.int16).numpy().view(ml_dtypes.bfloat16)
-        return value.contiguous().numpy()
+        return super().to_np(value.detach().to("cpu"))
 
     def cpu_device(self):
         return self.module.device("cpu")
@@ -52,8 +40,3 @@ class TorchCUDA(Framework):
         """torch's current stream on cuda:0 as DLPack names it: 1 for the legacy default."""
         handle = self.module.cuda.current_stream(0).cuda_stream
         return handle if handle != 0 else 1
-
-    def writable(self, value):
-        return True
-
-    header_file = "include/ATen/dlpack.h"
