@@ -111,9 +111,8 @@ __global__ void digest_kernel(DigestArgs a, unsigned long long* out) {
   for (uint64_t k = 0; k < total; ++k) {
     int64_t offset = 0;
     for (int i = 0; i < a.ndim; ++i) offset += index[i] * a.strides[i];
-    if (k == a.count) offset = 0;  // the planted read: right after the highest element
     const unsigned char* p = a.first + offset * static_cast<int64_t>(a.element_bytes);
-    if (k == a.count) {
+    if (k == a.count) {  // the planted read: right after the highest element
       int64_t highest = 0;
       for (int i = 0; i < a.ndim; ++i) {
         if (a.strides[i] > 0) highest += (a.shape[i] - 1) * a.strides[i];

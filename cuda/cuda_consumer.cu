@@ -219,12 +219,8 @@ int consume(void*, DLCHandoff* handoff, const DLCRequest*, DLCObservation* obs, 
     tensor = &static_cast<DLManagedTensor*>(handoff->pointer)->dl_tensor;
   }
   const int rc = read_on_device(*tensor, obs, err, err_len);
-  if (rc != DLC_OK) {
-    delete_imported();
-    return rc;
-  }
-  delete_imported();  // done reading (LIFE-6)
-  return DLC_OK;
+  delete_imported();  // done reading (LIFE-6), or refused (LIFE-3)
+  return rc;
 }
 
 void release(void*) { delete_imported(); }
