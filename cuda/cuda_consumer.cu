@@ -34,34 +34,35 @@ constexpr bool kVersioned = DLC_HDR_MAJOR >= 1;
 cudaStream_t g_stream = nullptr;
 unsigned long long* g_result = nullptr;  // pinned: where the digest comes back
 
+// Everything the read needs, made before the producer writes (ask() runs first): pinned memory
+// and a kernel's first load may synchronise the device, and lazy loading (CUDA's default) loads
+// the digest kernel at its first launch, which would wait for the producer's pending write and
+// hide every stream mistake of the case.
 bool ensure_stream(char* err, size_t err_len) {
   if (g_stream != nullptr) return true;
+  cudaFuncAttributes loaded{};
   return dlc_cuda::ok(cudaStreamCreateWithFlags(&g_stream, cudaStreamNonBlocking),
                       "cudaStreamCreateWithFlags", err, err_len) &&
-         dlc_cuda::ok(cudaMallocHost(&g_result, sizeof *g_result), "cudaMallocHost", err, err_len);
+         dlc_cuda::ok(cudaMallocHost(&g_result, sizeof *g_result), "cudaMallocHost", err, err_len) &&
+         dlc_cuda::ok(cudaFuncGetAttributes(&loaded, dlc_cuda::digest_kernel),
+                      "cudaFuncGetAttributes", err, err_len);
 }
 
 int ask(void*, DLCDevice device, DLCRequest* request, char* err, size_t err_len) {
   if (!dlc::abi::is_cuda_memory(device.device_type)) return DLC_OK;  // the CPU: stream=None
+  if (!ensure_stream(err, err_len)) return DLC_ERR_INTERNAL;  // whatever it then passes
 #if DLC_BUG_ID == DLC_BUG_no_stream
   (void)request;
-  (void)err;
-  (void)err_len;
   return DLC_OK;
 #elif DLC_BUG_ID == DLC_BUG_minus_one
-  (void)err;
-  (void)err_len;
   request->has_stream = 1;
   request->stream = -1;
   return DLC_OK;
 #elif DLC_BUG_ID == DLC_BUG_zero
-  (void)err;
-  (void)err_len;
   request->has_stream = 1;
   request->stream = 0;
   return DLC_OK;
 #else
-  if (!ensure_stream(err, err_len)) return DLC_ERR_INTERNAL;
   request->has_stream = 1;
   request->stream = static_cast<int64_t>(reinterpret_cast<uintptr_t>(g_stream));
   return DLC_OK;

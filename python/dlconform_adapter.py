@@ -54,6 +54,9 @@ Class attributes (what the library is):
                   host gets the device cases of dlconform_devices.py: exports judged without a
                   host read, host copies through dl_device, the dl_device x copy table, pairs in
                   both directions with device= asks, every mock consumer.
+  imports_host    bool. Its importer takes host (kDLCPU) memory. Default True; False for an
+                  importer of its own device alone (CuPy): host tensors are then outside its
+                  profile, and it may refuse them.
 
 Methods (value = one of your arrays; array = a NumPy array):
   __init__(self)          imports self.name as self.module and numpy as self.np. Raise to say
@@ -137,6 +140,7 @@ class Framework:
     immutable = False    # every array it makes is immutable
     asks = True          # import_ calls __dlpack__ itself
     device = (1, 0)      # where its arrays live (DLPack device type, id)
+    imports_host = True  # its importer takes host memory
 
     def __init__(self):
         self.module = importlib.import_module(self.name)
@@ -184,7 +188,8 @@ class Framework:
 
     def profile(self):
         names = " ".join(PROFILE_NAMES[d] for d in self.dtypes)
-        return (f"dtypes = {names}\ndevices = cpu\nstrides = {self.strides}\n"
+        devices = "cpu" if self.imports_host else str(self.device[0])
+        return (f"dtypes = {names}\ndevices = {devices}\nstrides = {self.strides}\n"
                 f"features = {self.features}\nmax_ndim = {self.max_ndim}\n")
 
     # Producer side

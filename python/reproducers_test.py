@@ -126,7 +126,9 @@ def check_citations(reproducers):
         for r in reproducers:
             if env not in r.envs:
                 continue
-            if not any(rule == r.rule and party.split("@")[0] == r.framework
+            # A library's device rows name it with the device (torch-cuda, jax-cuda).
+            if not any(rule == r.rule and party.split("@")[0] in (r.framework,
+                                                                   r.framework + "-cuda")
                        and r.name in cited(reason) for rule, party, reason in entries):
                 errors.append(f"suppressions/env-{env}.txt: expected an entry '{r.rule} "
                               f"{r.framework}@...' citing [repro: {r.name}] but found none")

@@ -4,6 +4,7 @@
 #include <pthread.h>
 
 #include <cstring>
+#include <initializer_list>
 
 #include "phase.h"
 #include "safe_text.h"
@@ -120,12 +121,28 @@ bool on_free(void* p, const void* site, bool can_refuse) noexcept {
   return true;
 }
 
+namespace {
+// A device runtime's own memory (its context, its caches, the loader's records of the driver it
+// opens) lives as long as the process and is nobody's tensor: allocated while a producer's call
+// runs, it is still not the producer's to free (LIFE-5). Judged once per case, on what is left.
+bool runtime_site(const void* site) {
+  Dl_info info{};
+  if (site == nullptr || dladdr(site, &info) == 0 || info.dli_fname == nullptr) return false;
+  const char* base = std::strrchr(info.dli_fname, '/');
+  base = base != nullptr ? base + 1 : info.dli_fname;
+  for (const char* runtime : {"libcuda.so", "libcudart.so", "libnvidia-", "ld-linux"}) {
+    if (std::strncmp(base, runtime, std::strlen(runtime)) == 0) return true;
+  }
+  return false;
+}
+}  // namespace
+
 void end_case(Summary* out) noexcept {
   g_recording = false;
   if (out == nullptr) return;
   t_inside = true;
   for (size_t i = 0; i < g_count; ++i) {
-    if (g_blocks[i].owner != Party::producer) continue;
+    if (g_blocks[i].owner != Party::producer || runtime_site(g_blocks[i].site)) continue;
     g_summary.producer_leaked_bytes += g_blocks[i].size;
     if (g_summary.producer_leaked_blocks++ == 0) {
       site_text(g_blocks[i].site, g_summary.leak_site, sizeof g_summary.leak_site);

@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <initializer_list>
 
 #include "alloc_track.h"
 #include "exchange.h"
@@ -188,6 +189,21 @@ void judge_dead_case(const std::vector<Participant>& participants, const CaseDef
   SafeText(r->detail, sizeof r->detail).add(f.words);
 }
 
+// A device runtime's start allocates for good (the driver's tables, names it copies): it starts
+// here, before the first device case of a process and outside any case's allocation record,
+// rather than inside that case's producer, where LIFE-5 would count it as the producer's leak.
+void start_device_runtime(const std::vector<Participant>& participants, const CaseDef& c) {
+  if (!c.isolated || c.unavailable_party >= 0) return;
+  for (const int q : {c.producer, c.consumer}) {
+    if (q < 0 || !participants[q].real_device()) continue;
+    const DLCAvailableFn available = participants[q].plugin.available_slot();
+    if (available == nullptr) continue;
+    char message[512] = {};
+    ScopedPhase phase("available()", participants[q].label.c_str(), Party::harness);
+    (void)available(participants[q].plugin.state, message, sizeof message);
+  }
+}
+
 // A case expected to be broken (a raw layout mismatch, a planted bug) usually crashes, so the
 // worker runs it in a child of its own: the crash costs that one fork, from a warm worker, and
 // the worker goes on. Its log starts afresh, so that the child's last words are its own.
@@ -200,6 +216,7 @@ void run_in_child(const std::vector<Participant>& participants, const CaseDef& c
   const pid_t pid = fork();
   if (pid == 0) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);  // a hung case goes with its worker, however that ends
+    start_device_runtime(participants, c);
     run_exchange(participants, c, &records[i]);
     mark_done(records[i], shared->done);
     _exit(0);
@@ -224,6 +241,10 @@ void run_in_child(const std::vector<Participant>& participants, const CaseDef& c
   install_fault_handlers();
   WorkerSlot& my = shared->slots[slot];
   alloc_track::set_live_summary(&my.live);
+  // A device runtime does not survive a fork, and a context per case costs the driver's
+  // serialised context creation (about 0.2 s on an H200, so a ceiling of ~5 cases/s however many
+  // workers): a worker keeps the runtime its first device case starts for the next ones.
+  bool device_started = false;
   for (;;) {
     const int64_t i = shared->next.fetch_add(1);
     if (i >= total) break;
@@ -232,11 +253,26 @@ void run_in_child(const std::vector<Participant>& participants, const CaseDef& c
     my.current.store(i);
     g_current_case = i;
     const CaseDef c = def_of(specs[i]);
-    // A device runtime does not survive a fork: a case of device memory runs in a child of its
-    // own, so that this worker never starts one.
-    if (specs[i].expected == Expectation::broken ||
-        (specs[i].spec.isolated && specs[i].spec.unavailable_party < 0)) {
+    const bool broken = specs[i].expected == Expectation::broken;
+    const bool device = specs[i].spec.isolated && specs[i].spec.unavailable_party < 0;
+    if (broken && !device_started) {
       run_in_child(participants, c, i, records, shared, slot, log_path, timeout_seconds);
+    } else if (device || broken) {
+      // Here, in this worker's runtime. A broken case may spoil it (a sticky CUDA error), and
+      // no child is forked from a process the runtime's threads share: the worker ends after
+      // one, and the parent starts a fresh one for the cases left.
+      if (broken && g_output_is_log && ftruncate(STDERR_FILENO, 0) == 0) {
+        lseek(STDERR_FILENO, 0, SEEK_SET);
+      }
+      if (device && !device_started) start_device_runtime(participants, c);
+      run_exchange(participants, c, &records[i]);
+      mark_done(records[i], shared->done);
+      device_started = device_started || device;
+      if (broken) {
+        g_current_case = -1;
+        my.current.store(-1);
+        _exit(0);
+      }
     } else {
       run_exchange(participants, c, &records[i]);
       mark_done(records[i], shared->done);

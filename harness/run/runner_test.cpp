@@ -87,3 +87,46 @@ TEST_CASE("runner: a child that hangs is killed with its worker at the timeout",
   }
   CHECK(seconds < 10);  // three timeouts of 0.3 s on two workers, and their restarts
 }
+
+// Device cases (a party of real device memory) run in their worker, which keeps the runtime
+// the first one starts; a case expected to break then runs there too, and the worker ends after
+// it: the parent starts another for the cases left. Marked by hand here (no GPU), in the order
+// device, broken device, device, broken host, device, on one worker.
+TEST_CASE("runner: device cases run in their worker; a broken one there ends it, none is lost",
+          "[matrix]") {
+  std::vector<dlc::Participant> participants;
+  std::string error;
+  INFO(error);
+  REQUIRE(dlc::load_participants(false, {env("EXAMPLE_PRODUCER"), env("EXAMPLE_PLUGIN"),
+                                         env("CRASH_PLUGIN")}, &participants, &error));
+  REQUIRE(dlc::create_plugin_states(participants, &error));
+  std::vector<dlc::CaseDef> good, crashing;
+  for (const dlc::CaseDef& c : dlc::plan_matrix(participants)) {
+    if (c.consumer < 0 || c.raw || c.result.expected != dlc::Expectation::pass) continue;
+    const std::string& path = participants[c.consumer].plugin.path;
+    if (path == env("EXAMPLE_PLUGIN") && good.size() < 3) good.push_back(c);
+    if (path == env("CRASH_PLUGIN") && crashing.size() < 2) crashing.push_back(c);
+  }
+  REQUIRE(good.size() == 3);
+  REQUIRE(crashing.size() == 2);
+  for (dlc::CaseDef& c : crashing) c.result.expected = dlc::Expectation::broken;
+  std::vector<dlc::CaseDef> cases = {good[0], crashing[0], good[1], crashing[1], good[2]};
+  for (size_t i : {0, 1, 2, 4}) cases[i].isolated = true;  // crashing[1] stays a host case
+  dlc::RunnerOptions options;
+  options.jobs = 1;
+  {
+    const dlc::WorkerTemplateStopper stop_template;
+    REQUIRE(dlc::start_worker_template(participants, &error));
+    REQUIRE(dlc::run_cases(participants, cases, options, &error));
+  }
+  for (size_t i : {0, 2, 4}) {
+    INFO(cases[i].result.id << ": " << cases[i].result.detail);
+    CHECK(cases[i].result.verdict == dlc::Verdict::pass);
+  }
+  for (size_t i : {1, 3}) {
+    INFO(cases[i].result.id);
+    CHECK(cases[i].result.verdict == dlc::Verdict::crash);
+    CHECK(cases[i].result.finding_class == "wild-pointer");
+  }
+  CHECK(waitpid(-1, nullptr, WNOHANG) == -1);
+}

@@ -49,17 +49,25 @@ class CudaCore(Framework):
         return self.View(obj, stream_ptr=int(self.own_stream.handle))
 
     def to_np(self, view):
-        import cupy
-        if not view.is_device_accessible:
-            raise Unsupported("a host view")
+        """The view's elements: read in place on the host for host memory, else copied through
+        CuPy. Its pointer is that of element 0; negative strides reach below it."""
+        import ctypes
         dtype = self.np.dtype(view.dtype)
         shape = tuple(view.shape)
-        strides = tuple(s * dtype.itemsize for s in view.strides) if view.strides else None
-        count = 1
-        for e in shape:
-            count *= e
-        memory = cupy.cuda.UnownedMemory(view.ptr, max(1, count) * dtype.itemsize * 8, view)
-        array = cupy.ndarray(shape, dtype, cupy.cuda.MemoryPointer(memory, 0), strides=strides)
+        steps = tuple(view.strides) if view.strides is not None else \
+            tuple(int(x) for x in self.np.empty(shape, dtype).strides)
+        if view.strides is not None:
+            steps = tuple(s * dtype.itemsize for s in steps)
+        low = sum(min(0, (e - 1) * s) for e, s in zip(shape, steps) if e > 0)
+        high = sum(max(0, (e - 1) * s) for e, s in zip(shape, steps) if e > 0) + dtype.itemsize
+        if 0 in shape:
+            return self.np.empty(shape, dtype)
+        if not view.is_device_accessible:
+            span = (ctypes.c_char * (high - low)).from_address(view.ptr + low)
+            return self.np.ndarray(shape, dtype, buffer=span, offset=-low, strides=steps).copy()
+        import cupy
+        memory = cupy.cuda.UnownedMemory(view.ptr + low, high - low, view)
+        array = cupy.ndarray(shape, dtype, cupy.cuda.MemoryPointer(memory, -low), strides=steps)
         return cupy.asnumpy(array)
 
     def stream(self):

@@ -11,6 +11,7 @@ class CuPy(Framework):
     views = ("T", "step", "reversed", "offset", "broadcast")
     writable_concept = False
     device = (2, 0)
+    imports_host = False  # "CPU arrays cannot be directly imported to CuPy" (a TypeError)
 
     def start(self):
         if not self.started and self.module.cuda.runtime.getDeviceCount() == 0:

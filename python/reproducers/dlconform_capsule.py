@@ -8,7 +8,8 @@ so that a reproducer needs only the framework whose finding it shows.
       answers_legacy=True takes max_version but answers with a legacy capsule, as a legacy
       producer may (VER-4).
   deleter_calls()                                   deleter calls so far, over every capsule
-  flags(capsule), dtype_of(capsule)                 what a framework's capsule says
+  flags(capsule), dtype_of(capsule), strides_of(capsule)
+                                                    what a framework's capsule says
 
 dtype is a name ("f32", "f64", "i16", "u16", "i64", "u8", "bool", "f32x4") or (code, bits,
 lanes). Element k (row-major) holds k + 1, so that a reader that ignores byte_offset reads the
@@ -17,7 +18,7 @@ test tool, not an exporter for real use.
 """
 import ctypes
 
-__all__ = ["capsule", "Producer", "deleter_calls", "flags", "dtype_of"]
+__all__ = ["capsule", "Producer", "deleter_calls", "flags", "dtype_of", "strides_of"]
 
 READ_ONLY, IS_COPIED = 1, 2
 
@@ -174,6 +175,14 @@ def flags(cap):
     if name != _VERSIONED:
         raise ValueError(f"expected a dltensor_versioned capsule but found {name!r}")
     return DLManagedTensorVersioned.from_address(address).flags
+
+
+def strides_of(cap):
+    """The strides of a capsule's tensor (in elements), or None where it has none (compact)."""
+    name, address = _managed(cap)
+    struct = DLManagedTensorVersioned if name == _VERSIONED else DLManagedTensor
+    t = struct.from_address(address).dl_tensor
+    return None if not t.strides else tuple(t.strides[i] for i in range(t.ndim))
 
 
 def dtype_of(cap):

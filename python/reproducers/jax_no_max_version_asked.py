@@ -1,5 +1,5 @@
 # finding: jax VER-5 no-max-version-asked: jax.dlpack.from_dlpack calls __dlpack__(stream=None) without max_version, though JAX reads versioned capsules, so a producer must answer it with a legacy one
-# env: frameworks
+# env: frameworks gpu
 # expect: exit 0
 import jax
 from dlconform_capsule import Producer

@@ -1,5 +1,5 @@
 # finding: torch FLAG-2 producer-violation: __dlpack__(copy=True) hands over a copy without setting the IS_COPIED flag
-# env: frameworks mxnet latest
+# env: frameworks mxnet latest gpu
 # expect: exit 0
 import torch
 from dlconform_capsule import flags, IS_COPIED

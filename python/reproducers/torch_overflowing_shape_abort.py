@@ -1,5 +1,5 @@
 # finding: torch LAY-10 crash: torch.from_dlpack aborts the interpreter (an uncaught c10::Error) on a shape whose storage size overflows int64, instead of raising BufferError
-# env: frameworks mxnet debian
+# env: frameworks mxnet debian gpu
 # expect: SIGABRT
 import torch
 from dlconform_capsule import Producer
