@@ -18,9 +18,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <initializer_list>
 
 #include "alloc_track.h"
+#include "availability.h"
+#include "child.h"
 #include "exchange.h"
 #include "fault.h"
 #include "judge.h"
@@ -73,14 +74,6 @@ int64_t now_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
              std::chrono::steady_clock::now().time_since_epoch())
       .count();
-}
-
-// Waits for `pid` to end, through interruptions: true with its status once it is reaped.
-bool reap_child(pid_t pid, int* status) {
-  pid_t got;
-  while ((got = waitpid(pid, status, 0)) < 0 && errno == EINTR) {
-  }
-  return got == pid;
 }
 
 // A worker and everything in its process group (the child running a case). The worker itself
@@ -187,21 +180,6 @@ void judge_dead_case(const std::vector<Participant>& participants, const CaseDef
   r->cls = f.cls;
   r->rule = f.rule;
   SafeText(r->detail, sizeof r->detail).add(f.words);
-}
-
-// A device runtime's start allocates for good (the driver's tables, names it copies): it starts
-// here, before the first device case of a process and outside any case's allocation record,
-// rather than inside that case's producer, where LIFE-5 would count it as the producer's leak.
-void start_device_runtime(const std::vector<Participant>& participants, const CaseDef& c) {
-  if (!c.isolated || c.unavailable_party >= 0) return;
-  for (const int q : {c.producer, c.consumer}) {
-    if (q < 0 || !participants[q].real_device()) continue;
-    const DLCAvailableFn available = participants[q].plugin.available_slot();
-    if (available == nullptr) continue;
-    char message[512] = {};
-    ScopedPhase phase("available()", participants[q].label.c_str(), Party::harness);
-    (void)available(participants[q].plugin.state, message, sizeof message);
-  }
 }
 
 // A case expected to be broken (a raw layout mismatch, a planted bug) usually crashes, so the
@@ -703,66 +681,6 @@ bool run_cases(const std::vector<Participant>& participants, std::vector<CaseDef
     if (!collected[i]) {
       *error = "case " + cases[i].result.id + " produced no result";
       return false;
-    }
-  }
-  return true;
-}
-
-bool probe_availability(std::vector<Participant>& participants, std::string* error) {
-  for (Participant& p : participants) {
-    const DLCAvailableFn available = p.plugin.available_slot();
-    if (available == nullptr) continue;
-    int fds[2];
-    if (pipe(fds) != 0) {
-      *error = "cannot ask " + p.plugin.path + " whether it can run: no pipe";
-      return false;
-    }
-    std::fflush(stdout);
-    std::fflush(stderr);
-    const pid_t pid = fork();
-    if (pid < 0) {
-      close(fds[0]);
-      close(fds[1]);
-      *error = "cannot ask " + p.plugin.path + " whether it can run: no fork";
-      return false;
-    }
-    if (pid == 0) {
-      close(fds[0]);
-      char message[512] = {};
-      int rc = DLC_OK;
-      {
-        ScopedPhase phase("available()", p.label.c_str(), Party::consumer);
-        rc = available(p.plugin.state, message, sizeof message);
-      }
-      message[sizeof message - 1] = '\0';
-      char line[600];
-      const int n = std::snprintf(line, sizeof line, "%d %s", rc, message);
-      if (n > 0) (void)!write(fds[1], line, static_cast<size_t>(std::min(n, 599)));
-      _exit(0);
-    }
-    close(fds[1]);
-    std::string answer;
-    char buffer[256];
-    for (;;) {
-      const ssize_t got = read(fds[0], buffer, sizeof buffer);
-      if (got > 0) {
-        answer.append(buffer, static_cast<size_t>(got));
-      } else if (got == 0 || errno != EINTR) {
-        break;
-      }
-    }
-    close(fds[0]);
-    int status = 0;
-    reap_child(pid, &status);
-    const size_t space = answer.find(' ');
-    const std::string why = space == std::string::npos ? "" : answer.substr(space + 1);
-    if (answer.empty()) {
-      p.unavailable = "available() of " + p.label + " died (" +
-                      (WIFSIGNALED(status) ? std::string(strsignal(WTERMSIG(status)))
-                                           : "exit " + std::to_string(WEXITSTATUS(status))) +
-                      ")";
-    } else if (std::atoi(answer.c_str()) != DLC_OK) {
-      p.unavailable = why.empty() ? p.label + " cannot run here" : why;
     }
   }
   return true;

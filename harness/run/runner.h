@@ -45,12 +45,6 @@ struct RunnerOptions {
 // and of the child a worker forks for a case expected to crash, pays for. Without it (or if it
 // dies) run_cases forks from the calling process; so it does when this process already runs
 // other threads (a plugin's pool), whose locks a fork now could copy in a taken state.
-// Asks every plugin with an available() slot (plugin ABI 3) whether it can run here, each in a
-// child process of its own (a device runtime it starts must not live in a process that forks
-// workers). Sets Participant::unavailable to the reason of those that cannot. False only when no
-// child can be forked.
-[[nodiscard]] bool probe_availability(std::vector<Participant>& participants, std::string* error);
-
 [[nodiscard]] bool start_worker_template(const std::vector<Participant>& participants,
                                          std::string* error);
 void stop_worker_template();

@@ -10,6 +10,7 @@
 #include "dlc_config.h"
 #include "exchange.h"
 #include "frameworks.h"
+#include "availability.h"
 #include "runner.h"
 
 namespace dlc {

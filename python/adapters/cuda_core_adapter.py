@@ -54,14 +54,14 @@ class CudaCore(Framework):
         import ctypes
         dtype = self.np.dtype(view.dtype)
         shape = tuple(view.shape)
-        steps = tuple(view.strides) if view.strides is not None else \
-            tuple(int(x) for x in self.np.empty(shape, dtype).strides)
-        if view.strides is not None:
-            steps = tuple(s * dtype.itemsize for s in steps)
-        low = sum(min(0, (e - 1) * s) for e, s in zip(shape, steps) if e > 0)
-        high = sum(max(0, (e - 1) * s) for e, s in zip(shape, steps) if e > 0) + dtype.itemsize
         if 0 in shape:
             return self.np.empty(shape, dtype)
+        if view.strides is None:  # compact, row-major
+            steps, low, high = None, 0, int(self.np.prod(shape)) * dtype.itemsize
+        else:
+            steps = tuple(s * dtype.itemsize for s in view.strides)
+            low = sum(min(0, (e - 1) * s) for e, s in zip(shape, steps))
+            high = sum(max(0, (e - 1) * s) for e, s in zip(shape, steps)) + dtype.itemsize
         if not view.is_device_accessible:
             span = (ctypes.c_char * (high - low)).from_address(view.ptr + low)
             return self.np.ndarray(shape, dtype, buffer=span, offset=-low, strides=steps).copy()
