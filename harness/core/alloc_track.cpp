@@ -1,6 +1,8 @@
 #include "alloc_track.h"
 
 #include <dlfcn.h>
+#include <execinfo.h>
+#include <link.h>
 #include <pthread.h>
 
 #include <cstring>
@@ -56,11 +58,68 @@ void site_text(const void* site, char* out, size_t n) {
 
 bool on_thread() { return pthread_equal(pthread_self(), g_thread) != 0; }
 
+// libc's code, found once by its program headers (a sanitizer intercepts libc's exported
+// functions, so their addresses would name the sanitizer's runtime instead).
+struct CodeRange {
+  uintptr_t begin = 0, end = 0;
+  bool holds(const void* p) const {
+    const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+    return a >= begin && a < end;
+  }
+};
+
+CodeRange find_libc_code() {
+  CodeRange range;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* out) {
+        const char* name = info->dlpi_name;
+        const char* base = name != nullptr ? std::strrchr(name, '/') : nullptr;
+        base = base != nullptr ? base + 1 : name;
+        if (base == nullptr || std::strncmp(base, "libc.so", 7) != 0) return 0;
+        auto* r = static_cast<CodeRange*>(out);
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          const ElfW(Phdr)& h = info->dlpi_phdr[i];
+          if (h.p_type != PT_LOAD || (h.p_flags & PF_X) == 0) continue;
+          const uintptr_t begin = info->dlpi_addr + h.p_vaddr;
+          if (r->begin == 0 || begin < r->begin) r->begin = begin;
+          if (begin + h.p_memsz > r->end) r->end = begin + h.p_memsz;
+        }
+        return 1;
+      },
+      &range);
+  return range;
+}
+
+const CodeRange& libc_code() {
+  static const CodeRange range = find_libc_code();
+  return range;
+}
+
 }  // namespace
+
+const void* caller_outside_libc(const void* const* frames, int count, const void* site) noexcept {
+  const CodeRange& libc = libc_code();
+  int i = 0;
+  while (i < count && !libc.holds(frames[i])) ++i;  // the hook's own frames
+  while (i < count && libc.holds(frames[i])) ++i;   // strdup, asprintf and what they call
+  return i < count ? frames[i] : site;
+}
+
+bool in_libc(const void* site) noexcept { return libc_code().holds(site); }
 
 bool recording() noexcept { return g_recording && !t_inside && on_thread(); }
 
 void begin_case() noexcept {
+  static bool unwinder_loaded = false;
+  if (!unwinder_loaded) {
+    // The unwinder's first use loads libgcc_s: once, here, rather than inside a party's call.
+    unwinder_loaded = true;
+    t_inside = true;
+    (void)libc_code();
+    void* frame[2];
+    (void)backtrace(frame, 2);
+    t_inside = false;
+  }
   g_count = 0;
   g_summary = Summary{};
   g_thread = pthread_self();
@@ -77,6 +136,15 @@ void on_alloc(void* p, size_t size, const void* site) noexcept {
   if (p == nullptr || !recording()) return;
   const Party owner = g_phase.party;
   if (owner == Party::harness || g_count == kMaxBlocks) return;
+  if (in_libc(site)) {
+    // strdup, asprintf, getline: libc allocates on its caller's behalf, and the caller is whose
+    // block it is (a device runtime's own strings are not the producer's leak).
+    t_inside = true;
+    void* frames[16];
+    const int n = backtrace(frames, 16);
+    site = caller_outside_libc(frames, n, site);
+    t_inside = false;
+  }
   g_blocks[g_count++] = Block{p, size, site, owner};
 }
 

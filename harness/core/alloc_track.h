@@ -38,6 +38,12 @@ void on_alloc(void* p, size_t size, const void* site) noexcept;
 bool on_free(void* p, const void* site, bool can_refuse) noexcept;
 bool recording() noexcept;
 
+// An allocation's site inside libc (strdup's malloc) is its caller's: of the stack `frames`
+// (innermost first, the hook's own frames before libc's), the first frame past libc's, else
+// `site`. Exposed for the tests.
+const void* caller_outside_libc(const void* const* frames, int count, const void* site) noexcept;
+bool in_libc(const void* site) noexcept;
+
 // Memory that no party allocated but that belongs to the harness (the guard arena's blocks): a
 // consumer's free of it is a foreign free too. Must be async-signal-safe and allocation-free.
 void set_harness_memory_check(bool (*owned_by_harness)(const void* p)) noexcept;

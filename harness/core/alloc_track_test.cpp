@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <link.h>
 
+#include <cstdint>
 #include <cstring>
 #include <string>
 
@@ -11,30 +12,38 @@
 
 namespace {
 
-// An address inside the dynamic loader's code, the library that opens a device runtime's driver
-// (found by its program headers: a sanitizer intercepts the loader's exported functions).
-const void* loader_site() {
-  const void* site = nullptr;
+// An address `offset` bytes into the code of the loaded library whose path holds `name` (found by
+// its program headers: a sanitizer intercepts the exported functions of the loader and libc).
+const void* code_of(const char* name, uintptr_t offset) {
+  struct Query {
+    const char* name;
+    uintptr_t offset;
+    const void* site;
+  } q{name, offset, nullptr};
   dl_iterate_phdr(
       [](dl_phdr_info* info, size_t, void* out) {
-        if (info->dlpi_name == nullptr || std::strstr(info->dlpi_name, "ld-linux") == nullptr) {
+        auto* q = static_cast<Query*>(out);
+        if (info->dlpi_name == nullptr || std::strstr(info->dlpi_name, q->name) == nullptr) {
           return 0;
         }
         for (int i = 0; i < info->dlpi_phnum; ++i) {
           const ElfW(Phdr)& h = info->dlpi_phdr[i];
-          if (h.p_type == PT_LOAD && (h.p_flags & PF_X) != 0) {
-            *static_cast<const void**>(out) =
-                reinterpret_cast<const void*>(info->dlpi_addr + h.p_vaddr + 16);
+          if (h.p_type == PT_LOAD && (h.p_flags & PF_X) != 0 && q->offset < h.p_memsz) {
+            q->site = reinterpret_cast<const void*>(info->dlpi_addr + h.p_vaddr + q->offset);
             return 1;
           }
         }
         return 0;
       },
-      &site);
-  return site;
+      &q);
+  return q.site;
 }
 
+// The dynamic loader: the library that opens a device runtime's driver.
+const void* loader_site() { return code_of("ld-linux", 16); }
+
 void own_code() {}
+void other_code() {}
 
 }  // namespace
 
@@ -67,4 +76,22 @@ TEST_CASE("alloc_track: a device runtime's own memory is not the producer's leak
   dlc::alloc_track::end_case(&s);
   CHECK(s.producer_leaked_blocks == 1);
   CHECK(s.producer_leaked_bytes == 16);
+}
+
+TEST_CASE("alloc_track: a block libc allocates (strdup) is its caller's", "[unit]") {
+  const void* libc_a = code_of("libc.so", 16);
+  const void* libc_b = code_of("libc.so", 64);
+  if (libc_a == nullptr || libc_b == nullptr) DLC_SKIP("no libc.so in this process");
+  CHECK(dlc::alloc_track::in_libc(libc_a));
+  const void* own = reinterpret_cast<const void*>(&own_code);
+  const void* other = reinterpret_cast<const void*>(&other_code);
+  CHECK_FALSE(dlc::alloc_track::in_libc(own));
+  // The hook's frame, strdup's and malloc's in libc, then whoever called strdup.
+  const void* stack[] = {own, libc_a, libc_b, other, own};
+  CHECK(dlc::alloc_track::caller_outside_libc(stack, 5, libc_a) == other);
+  // An unwind that stops inside libc, or never reaches it, keeps the site it was given.
+  CHECK(dlc::alloc_track::caller_outside_libc(stack, 3, libc_a) == libc_a);
+  const void* no_libc[] = {own, other};
+  CHECK(dlc::alloc_track::caller_outside_libc(no_libc, 2, libc_a) == libc_a);
+  CHECK(dlc::alloc_track::caller_outside_libc(stack, 0, libc_a) == libc_a);
 }

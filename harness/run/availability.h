@@ -15,10 +15,11 @@ namespace dlc {
 // forked.
 [[nodiscard]] bool probe_availability(std::vector<Participant>& participants, std::string* error);
 
-// Starts the device runtime of case `c`'s parties of real device memory (their available()
-// slot), in the process that runs the case, before it: the runtime's start allocates for good
-// (the driver's tables, names it copies), and inside the case's producer LIFE-5 would count it
-// as the producer's leak. Nothing for a case without such a party, or one that cannot run here.
+// Asks the available() slot of case `c`'s parties of real device memory in the process that runs
+// the case, before it: what the runtime allocates for good there (for CUDA, the driver's load)
+// stays out of the case's allocation record. What the runtime's first real call allocates inside
+// the case is left out of LIFE-5 by its site (alloc_track). Nothing for a case without such a
+// party, or one that cannot run here.
 void start_device_runtime(const std::vector<Participant>& participants, const CaseDef& c);
 
 }  // namespace dlc
