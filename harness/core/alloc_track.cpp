@@ -39,6 +39,12 @@ Summary g_summary;
 Summary* g_live = nullptr;
 bool (*g_harness_memory)(const void*) = nullptr;
 
+// "libc.so.6" of "/usr/lib/x86_64-linux-gnu/libc.so.6".
+const char* file_name(const char* path) {
+  const char* slash = std::strrchr(path, '/');
+  return slash != nullptr ? slash + 1 : path;
+}
+
 void site_text(const void* site, char* out, size_t n) {
   SafeText t(out, n);
   if (site == nullptr) {
@@ -47,8 +53,7 @@ void site_text(const void* site, char* out, size_t n) {
   }
   Dl_info info{};
   if (dladdr(site, &info) != 0 && info.dli_fname != nullptr) {
-    const char* base = std::strrchr(info.dli_fname, '/');
-    t.add(base != nullptr ? base + 1 : info.dli_fname).add('+')
+    t.add(file_name(info.dli_fname)).add('+')
         .hex(reinterpret_cast<uintptr_t>(site) - reinterpret_cast<uintptr_t>(info.dli_fbase));
     if (info.dli_sname != nullptr) t.add(" (").add(info.dli_sname).add(')');
   } else {
@@ -72,10 +77,10 @@ CodeRange find_libc_code() {
   CodeRange range;
   dl_iterate_phdr(
       [](dl_phdr_info* info, size_t, void* out) {
-        const char* name = info->dlpi_name;
-        const char* base = name != nullptr ? std::strrchr(name, '/') : nullptr;
-        base = base != nullptr ? base + 1 : name;
-        if (base == nullptr || std::strncmp(base, "libc.so", 7) != 0) return 0;
+        if (info->dlpi_name == nullptr ||
+            std::strncmp(file_name(info->dlpi_name), "libc.so", 7) != 0) {
+          return 0;
+        }
         auto* r = static_cast<CodeRange*>(out);
         for (int i = 0; i < info->dlpi_phnum; ++i) {
           const ElfW(Phdr)& h = info->dlpi_phdr[i];
@@ -196,8 +201,7 @@ namespace {
 bool runtime_site(const void* site) {
   Dl_info info{};
   if (site == nullptr || dladdr(site, &info) == 0 || info.dli_fname == nullptr) return false;
-  const char* base = std::strrchr(info.dli_fname, '/');
-  base = base != nullptr ? base + 1 : info.dli_fname;
+  const char* base = file_name(info.dli_fname);
   for (const char* runtime : {"libcuda.so", "libcudart.so", "libnvidia-", "ld-linux"}) {
     if (std::strncmp(base, runtime, std::strlen(runtime)) == 0) return true;
   }

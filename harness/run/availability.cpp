@@ -32,17 +32,12 @@ bool probe_availability(std::vector<Participant>& participants, std::string* err
       *error = "cannot ask " + p.plugin.path + " whether it can run: no pipe";
       return false;
     }
-    std::fflush(stdout);
-    std::fflush(stderr);
-    const pid_t pid = fork();
+    const pid_t pid = fork_with_channel(fds);
     if (pid < 0) {
-      close(fds[0]);
-      close(fds[1]);
       *error = "cannot ask " + p.plugin.path + " whether it can run: no fork";
       return false;
     }
     if (pid == 0) {
-      close(fds[0]);
       char message[512] = {};
       const int rc = ask_available(p, message, sizeof message);
       char line[600];
@@ -50,7 +45,6 @@ bool probe_availability(std::vector<Participant>& participants, std::string* err
       if (n > 0) (void)!write(fds[1], line, static_cast<size_t>(std::min(n, 599)));
       _exit(0);
     }
-    close(fds[1]);
     std::string answer;
     char buffer[256];
     for (;;) {

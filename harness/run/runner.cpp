@@ -703,21 +703,13 @@ bool start_worker_template(const std::vector<Participant>& participants, std::st
   // What the template needs of this process, set once: faults are attributed to plugins by
   // their code ranges, and foreign frees checked against the arena.
   prepare_fault_attribution();
-  std::fflush(stdout);
-  std::fflush(stderr);
   const pid_t parent = getpid();
-  const pid_t pid = fork();
+  const pid_t pid = fork_with_channel(sockets);
   if (pid < 0) {
-    close(sockets[0]);
-    close(sockets[1]);
     *error = std::string("cannot start the worker template: ") + std::strerror(errno);
     return false;
   }
-  if (pid == 0) {
-    close(sockets[0]);
-    template_main(participants, sockets[1], parent);
-  }
-  close(sockets[1]);
+  if (pid == 0) template_main(participants, sockets[1], parent);
   g_template = WorkerTemplate{pid, sockets[0]};
   return true;
 }

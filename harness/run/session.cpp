@@ -7,10 +7,10 @@
 #include <ctime>
 #include <filesystem>
 
+#include "availability.h"
 #include "dlc_config.h"
 #include "exchange.h"
 #include "frameworks.h"
-#include "availability.h"
 #include "runner.h"
 
 namespace dlc {
