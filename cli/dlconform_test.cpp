@@ -186,8 +186,8 @@ TEST_CASE("matrix: a correct exporter that chooses its own representations, with
 TEST_CASE("matrix: the progress line counts what the summary counts, known findings apart",
           "[matrix]") {
   // The overclaiming producer's LAY-4 refusals are suppressed as known; the rest stay unexpected.
-  const std::string known = write_temp("progress-known.txt",
-                                       "LAY-4 overclaiming-producer planted, for this test\n");
+  const std::string known = write_temp(
+      "progress-known.txt", "LAY-4 export-refused producer overclaiming-producer planted, for this test\n");
   const Run r = run("matrix --no-builtin --plugin " + env("OVERCLAIMING_PRODUCER") +
                     " --plugin " + env("EXAMPLE_PLUGIN") + " --suppressions " + known + " 2>&1");
   INFO(r.out);
@@ -199,7 +199,9 @@ TEST_CASE("matrix: the progress line counts what the summary counts, known findi
   REQUIRE(std::sscanf(r.out.c_str() + at, "[matrix] %zu/%zu cases, %zu unexpected, %zu known", &done,
                       &total, &unexpected, &known_count) == 4);
   size_t cases = 0, as_expected = 0, summary_known = 0, summary_unexpected = 0;
-  at = r.out.find("dlconform matrix: ");
+  at = r.out.find("cases in ");  // the summary line, after any notice about the file
+  REQUIRE(at != std::string::npos);
+  at = r.out.rfind("dlconform matrix: ", at);
   REQUIRE(at != std::string::npos);
   const std::string summary = r.out.substr(at);
   REQUIRE(std::sscanf(summary.c_str(), "dlconform matrix: %zu cases", &cases) == 1);
@@ -307,6 +309,28 @@ TEST_CASE("matrix: bad input gets one line and its own exit code", "[matrix]") {
   }
 }
 
+TEST_CASE("matrix: an entry hides its class only, and one that meets another class says so",
+          "[matrix]") {
+  // The overclaiming producer refuses tensors inside its profile (export-refused, the
+  // producer's): an entry naming another class of the same rule and party hides nothing.
+  const std::string known = write_temp(
+      "class-known.txt", "LAY-4 producer-violation producer overclaiming-producer not this class\n"
+                         "LAY-6 export-refused consumer overclaiming-producer not this role\n");
+  const std::string json = temp_path("class.json");
+  const Run r = run("matrix --no-builtin --plugin " + env("OVERCLAIMING_PRODUCER") +
+                    " --plugin " + env("EXAMPLE_PLUGIN") + " --suppressions " + known +
+                    " --quiet --json " + json + " 2>&1");
+  INFO(r.out);
+  CHECK(r.exit_code != 0);
+  CHECK(r.out.find(known + ":1: error: LAY-4 producer-violation producer overclaiming-producer "
+                   "also meets findings of classes it does not name, which stay unexpected: "
+                   "export-refused producer (") != std::string::npos);
+  CHECK(r.out.find(known + ":2: error") == std::string::npos);  // another role: no match at all
+  const std::string report = slurp(json);
+  CHECK(count(report, "\"known\": true") == 0);
+  CHECK(report.find("\"unnamed_classes\": {\"export-refused producer\": ") != std::string::npos);
+}
+
 TEST_CASE("matrix: suppressed findings are known, and --warn-only never fails", "[matrix]") {
   const std::string filter = " --filter '*crash-consumer*' --quiet";
   const std::string json = temp_path("known.json");
@@ -328,6 +352,12 @@ TEST_CASE("matrix: suppressed findings are known, and --warn-only never fails", 
         std::string::npos);
   CHECK(r.out.find("nobody matched") == std::string::npos);
   CHECK(r.out.find("known.txt:5") == std::string::npos);
+  // The old form (rule and party only) still loads, with a warning that names what it matched,
+  // and the report lists the entry with its classes and cases.
+  CHECK(r.out.find("known.txt:2: warning: * crash-consumer is in the old form (rule and party "
+                   "only); it matched ") != std::string::npos);
+  CHECK(report.find("\"where\": \"" + known + ":2\", \"entry\": \"* crash-consumer\", "
+                    "\"form\": \"old\"") != std::string::npos);
 
   const Run warn = run("matrix --plugin " + env("CRASH_PLUGIN") +
                        " --filter '*crash-consumer*' --warn-only");

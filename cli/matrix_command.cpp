@@ -101,6 +101,7 @@ int run(int argc, char** argv) {
   }
   std::vector<CaseResult>& results = result.results;
   const size_t known = apply_suppressions(suppressions, results);
+  result.info.suppressions = suppression_uses(suppressions, results);
   for (const auto& [format, path] : o.reports) {
     const std::string content =
         format == "json"                  ? render_json(result.info, results)
@@ -144,11 +145,9 @@ int run(int argc, char** argv) {
     std::fprintf(stderr, "... and %zu more unexpected cases (--verbose lists them all)\n",
                  unexpected - 20);
   }
-  for (const Suppression& s : suppressions.entries) {
-    if (is_stale(s, results)) {  // even with --quiet: the file needs attention
-      std::fprintf(stderr, "dlconform matrix: %s:%d: stale suppression: %s %s matched no case\n",
-                   s.origin.c_str(), s.line, s.rule.c_str(), s.party.c_str());
-    }
+  // Even with --quiet: the file needs attention.
+  for (const SuppressionNotice& n : suppression_notices(suppressions, results)) {
+    std::fprintf(stderr, "dlconform matrix: %s\n", n.text.c_str());
   }
   if (!o.quiet) {
     std::printf(

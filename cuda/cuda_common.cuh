@@ -4,9 +4,10 @@
 //
 // Every CUDA producer leaves its write pending on a stream of its own, behind a kernel that
 // spins for kPendingWriteNs: a consumer that reads before that write lands reads the fill
-// pattern (dlc::geo::kUnwrittenByte) that the storage held first, and the judge names it (STRM-1). 200 ms is three
-// orders of magnitude above a kernel launch, so a read that does not wait is caught every time,
-// and it costs 200 ms a device-to-device case.
+// pattern (dlc::geo::kUnwrittenByte) that the storage held first, and the judge names it
+// (STRM-1). 200 ms is four to five orders of magnitude above a kernel launch (a few
+// microseconds), so a read that does not wait is caught every time, and it costs 200 ms a
+// device-to-device case.
 #pragma once
 
 #include <cuda_runtime.h>

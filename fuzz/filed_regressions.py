@@ -13,17 +13,20 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "python"))
+import dlconform_suppressions  # noqa: E402
+
 
 def cited(suppressions, corpus, target, label):
-    for line in open(suppressions, encoding="utf-8"):
-        parts = line.split(None, 2)
-        if len(parts) < 3 or line.startswith("#") or parts[1] != label:
+    for entry in dlconform_suppressions.read(suppressions):
+        if entry["party"] != label:
             continue
-        for path in re.findall(r"\[fuzz:\s*([^\]]+)\]", parts[2]):
+        for path in re.findall(r"\[fuzz:\s*([^\]]+)\]", entry["reason"]):
             path = path.strip()
             # A filed regression is replayed already, under its own name.
             if path.startswith(target + "/") and "/regressions/" not in path:
-                print(f"{os.path.join(corpus, path)}\t[{parts[0]}]")
+                print(f"{os.path.join(corpus, path)}\t[{entry['rule']}]")
     return 0
 
 

@@ -68,7 +68,8 @@ void load_known_bugs() {
 // A known bug of the importer under test with this rule, unless it is the one a replay shows.
 bool is_known(dlc::Rule rule) {
   return rule != dlc::Rule::none && g_known_except != dlc::id_of(rule) &&
-         dlc::find_suppression(g_known, dlc::id_of(rule), under_test()) != nullptr;
+         dlc::find_suppression(g_known, dlc::id_of(rule), dlc::Role::consumer, under_test()) !=
+             nullptr;
 }
 
 namespace {

@@ -27,7 +27,7 @@ import sys
 
 import _dlconform as bridge
 from dlconform_asks import Recorder, calls_text, import_recorded, judged_calls
-from dlconform_workers import Case, clean, error_words, outcome
+from dlconform_workers import Case, buffer_error_finding, clean, error_words, outcome
 
 HOST = (1, 0)
 CUDA_FAMILY = (2, 3, 13)  # CUDA device, pinned host and managed memory
@@ -51,6 +51,12 @@ def takes_layout(fw, tensor):
 
 def on_device(fw):
     return tuple(fw.device) != HOST
+
+
+def not_judged(words):
+    """A case whose values nobody could read (a device array with no host copy, a stand-in taken
+    unread): it says so in its verdict, a skip of its own, and is never counted as a judged pass."""
+    return ("skip", "", "", "", f"not judged: {words}")
 
 
 def wrong_refusal(who, error, rule, what):
@@ -93,8 +99,8 @@ def device_exports(fw, build, helpers):
             copy = bridge.consume(value, max_version=(1, 3), expected=expected, producer=fw.label,
                                   device=HOST, dl_device=HOST)
         except BufferError as e:  # a producer that cannot copy to the host may say so
-            return ("pass", "", "", "", f"{seen['capsule']} on {tuple(seen['device'])}; no host "
-                    f"copy (dl_device=(1, 0): {clean(e)[:120]}): values not read")
+            return not_judged(f"{seen['capsule']} on {tuple(seen['device'])}; no host copy "
+                              f"(dl_device=(1, 0): {clean(e)[:120]}): values not read")
         except Exception as e:
             return outcome(wrong_refusal(fw.label, error_words(e), "STRM-3",
                                          "a host copy it cannot make (dl_device=(1, 0))"), "")
@@ -136,6 +142,13 @@ def other_device(fw):
     return (14, 0) if fw.device[0] in CUDA_FAMILY else (2, 0)
 
 
+def refusal_rule(dl_device, copy):
+    """The rule a refusal of dl_device and copy rests on: a device the producer cannot export to
+    is STRM-3's whatever copy says; only a copy to a device it can reach, refused for copy=False,
+    is STRM-4's."""
+    return "STRM-3" if dl_device == "other" or copy is not False else "STRM-4"
+
+
 def device_negotiation(fw, dl_device, copy, want):
     """STRM-3, STRM-4 and FLAG-2 of one ask, judged from the capsule the answer carries."""
     def body():
@@ -149,11 +162,13 @@ def device_negotiation(fw, dl_device, copy, want):
         except Exception as e:
             words = error_words(e)
             if want == "BufferError":
-                return outcome(wrong_refusal(fw.label, words, "STRM-4" if copy is False else
-                                             "STRM-3", f"__dlpack__({shown})"),
+                return outcome(wrong_refusal(fw.label, words, refusal_rule(dl_device, copy),
+                                             f"__dlpack__({shown})"),
                                f"refused: {clean(words)[:160]}")
-            if isinstance(e, BufferError) and target == HOST:  # it may not copy to the host
-                return ("pass", "", "", "", f"refused: {clean(words)[:160]}")
+            if isinstance(e, BufferError):
+                finding = buffer_error_finding(fw.label, ask, words, fw.device)
+                if finding is not None or target == HOST:  # it may not copy to the host
+                    return outcome(finding, f"refused: {clean(words)[:160]}")
             rule = "STRM-4" if copy is not None else "STRM-3"
             return outcome(bridge.make_finding(
                 "producer-violation", rule, f"expected a capsule for __dlpack__({shown}) but "
@@ -167,7 +182,7 @@ def device_negotiation(fw, dl_device, copy, want):
         del capsule
         if want == "BufferError":
             return outcome(bridge.make_finding(
-                "producer-violation", "STRM-4" if copy is False else "STRM-3",
+                "producer-violation", refusal_rule(dl_device, copy),
                 f"expected BufferError for __dlpack__({shown}) but found {answer} on {device}"), "")
         if tuple(device) != target:
             return outcome(bridge.make_finding(
@@ -213,8 +228,9 @@ def stand_in_import(fw, producer_path, tensor):
         error = import_recorded(fw, mock, {})
         calls = mock.deleter_calls()
         if error is None:
-            return outcome(None, f"imported unread: {fw.label} does not check that the pointer "
-                                 f"is an allocation of device {fw.device}, and never touched it")
+            return not_judged(f"imported unread: {fw.label} does not check that the pointer is "
+                              f"an allocation of device {fw.device}, and never touched it on the "
+                              f"host (no values to compare)")
         if calls != 1:
             return outcome(bridge.make_finding(
                 "deleter-never-called" if calls == 0 else "deleter-called-twice", "LIFE-3",
@@ -336,8 +352,8 @@ def device_pair(a, build, b, keywords, helpers, rule, tensor):
         del result
         helpers.deleter_calls_settled(handles)
         if unreadable is not None:
-            return ("pass", "", "", "", f"imported {crossed} as {b.label}'s own array, which it "
-                    f"cannot read on the host ({unreadable})")
+            return not_judged(f"imported {crossed} as {b.label}'s own array, which it cannot "
+                              f"read on the host ({unreadable}): values not compared")
         if got.shape != want.shape or got.tobytes() != want.tobytes():
             return outcome(bridge.make_finding(
                 "wrong-data", "LAY-4", f"expected {b.label} to read the values {a.label} holds "

@@ -50,8 +50,9 @@ from dlconform_adapter import DTYPES, PROFILE_NAMES, make_array
 from dlconform_asks import plan_consumer_calls
 from dlconform_devices import on_device, plan_device_cases
 from dlconform_parties import environment_frameworks, libraries_under_test
-from dlconform_workers import (Case, capsule_finding, clean, device_finding, device_of,
-                               error_words, outcome, run_all, signature_finding)
+from dlconform_workers import (Case, adapter_raised, buffer_error_finding, capsule_finding,
+                               clean, device_finding, device_of, error_words, outcome, run_all,
+                               signature_finding)
 
 
 # --- the tensors a framework makes ---------------------------------------------------------------
@@ -173,6 +174,8 @@ def framework_imports(fw, producer_path, entry, profile, api=None, versioned_cap
             else:
                 value = fw.capsule_imports[api](mock.__dlpack__())
         except Exception as e:  # frameworks raise several types for a refusal
+            if adapter_raised(e, (fw,)):
+                raise  # the adapter's own exception: its plugin-error, never a refusal
             error = error_words(e)
         header = fw.header()
         observed = {"consumer": fw.label, "consumer_version": header,
@@ -194,6 +197,8 @@ def framework_imports(fw, producer_path, entry, profile, api=None, versioned_cap
                             digest=bridge.digest(array.tobytes()))
             del array
         except Exception as e:  # numpy has no such dtype, or the framework cannot read it
+            if adapter_raised(e, (fw,)):
+                raise  # the adapter's own read-back failed: its plugin-error, not the library's
             failure = f"{type(e).__name__}: {clean(e)[:200]}"
         seen = read_through_export(fw, value) if failure is not None else None
         if seen is not None:
@@ -202,11 +207,12 @@ def framework_imports(fw, producer_path, entry, profile, api=None, versioned_cap
                             digest=seen["digest"])
             observed["read_error"] = f"read back through its own __dlpack__ ({failure})"
         elif failure is not None and entry["valid"]:
+            # It read nothing: it took the tensor and raised only when its values were asked
+            # for, a refusal made late, judged as a refusal of the same tensor would be.
             del value
             settle(mock)
-            return outcome(bridge.make_finding(
-                "wrong-data", entry["rule"], f"expected {fw.label} to read back the valid tensor "
-                f"it imported but reading failed: {failure}"), "")
+            return late_refusal(fw.label, entry["rule"], observed["must_accept"], "the valid "
+                                "tensor it imported", failure)
         elif failure is not None:
             observed["data_not_read"] = True  # the judge calls it accepted-invalid
             observed["read_error"] = failure
@@ -219,6 +225,19 @@ def framework_imports(fw, producer_path, entry, profile, api=None, versioned_cap
                        f"imported correctly{note}; capsule renamed; deleter called once when the "
                        f"array died")
     return body
+
+
+def late_refusal(label, rule, must_accept, what, failure):
+    """A consumer that imported without error and raised only when its result was read (a
+    StridedMemoryView whose .dtype raises, an array whose storage cannot be allocated): it read
+    nothing, so this is no wrong data but a refusal made late, at the severity a refusal of the
+    same tensor has (a finding only where it must be imported)."""
+    if not must_accept:
+        return ("pass", "", "", "", f"refused late, outside its profile: reading {what} raised "
+                f"{failure}")
+    return outcome(bridge.make_finding(
+        "late-refusal", rule, f"expected {label} to give the values of {what} but it took the "
+        f"tensor and raised only when they were read: {failure}"), "")
 
 
 def read_through_export(fw, value):
@@ -304,6 +323,8 @@ def pair(a, build, b, rule):
             else:
                 result = b.import_(proxy)
         except Exception as e:
+            if adapter_raised(e, (b,)):
+                raise  # the adapter's own exception: its plugin-error, never a refusal
             error = f"{type(e).__name__}: {clean(e)[:200]}"
         if error is not None:
             raised, asks, fault = ((proxy.raised, proxy.asks, proxy.fault) if proxy is not None
@@ -319,10 +340,10 @@ def pair(a, build, b, rule):
         try:
             got = logical(b.np, b.to_np(result))
         except Exception as e:  # it imported what it cannot read back itself
-            return outcome(bridge.make_finding(
-                "wrong-data", rule, f"expected {b.label} to read back what it imported from "
-                f"{a.label} ({crossed}) but reading failed: {type(e).__name__}: {clean(e)[:200]}"),
-                "")
+            if adapter_raised(e, (b,)):
+                raise
+            return late_refusal(b.label, rule, True, f"what it imported from {a.label} "
+                                f"({crossed})", f"{type(e).__name__}: {clean(e)[:200]}")
         if got.shape != want.shape or DTYPES.get(got.dtype.name) != DTYPES.get(want.dtype.name):
             return outcome(bridge.make_finding(
                 "wrong-metadata", "LAY-1", f"expected {b.label} to see shape {want.shape} and "
@@ -368,8 +389,15 @@ def pair_refused(a, b, leaked, kinds, error, raised, asks, fault=None):
     if fault is not None:
         cls, rule, severity, words = fault
         return outcome((cls, rule, severity, f"{words}; {b.label} failed on it: {error}"), "")
+    last = asks[-1] if asks else {}
+    if raised is not None and last.get("stream") is not None and tuple(a.device)[0] == 1:
+        # B asked what no CPU producer may serve (STRM-1: only None on the CPU): A may refuse it
+        # with any exception ("incorrect arguments"), and the failure is B's.
+        return outcome(bridge.make_finding(
+            "stream-on-cpu", "STRM-1", f"expected {b.label} to pass stream=None to {a.label}, a "
+            f"CPU producer, but it passed stream={last['stream']!r}, which {a.label} refused: "
+            f"{error}"), "")
     if raised is not None and issubclass(raised[0], TypeError):
-        last = asks[-1] if asks else {}
         if "stream" in last and ("max_version" not in last or "stream" in raised[1]):
             # VER-4, Signature: B passed the stream every exporter takes; A's signature lacks it
             return outcome(bridge.make_finding(
@@ -444,7 +472,8 @@ def negotiation(fw, ask):
                     f"found TypeError: {e}"), "")
             return outcome(signature_finding(fw.label, value.__dlpack__, kwargs, e), "")
         except BufferError as e:
-            return ("pass", "", "", "", f"BufferError: {clean(e)[:160]}")
+            return outcome(buffer_error_finding(fw.label, kwargs, error_words(e), fw.device),
+                           f"BufferError: {clean(e)[:160]}")
         except Exception as e:
             if kwargs.get("dl_device") == (1, 0):
                 return outcome(bridge.make_finding(

@@ -83,36 +83,54 @@ DRIVER_FILES = ("dlconform_frameworks.py", "dlconform_workers.py", "dlconform_as
                 "dlconform_devices.py")
 
 
-def adapter_files(parties):
-    """{source file: adapter class name} of every party's class and its bases (files loaded by
-    path are in no sys.modules entry: their functions' code objects say where they are)."""
-    files = {}
+def adapter_codes(parties):
+    """{code object: adapter class name} of every method and property of every party's adapter
+    class and its bases: an adapter's own code, wherever its file also holds other classes (files
+    loaded by path are in no sys.modules entry, so the code objects say where they are)."""
+    codes = {}
     for fw in parties:
         for cls in type(fw).__mro__[:-1]:
             for member in vars(cls).values():
-                member = getattr(member, "fget", member)  # a property's getter
-                code = getattr(member, "__code__", None)
+                code = getattr(getattr(member, "fget", member), "__code__", None)
                 if code is not None:
-                    files.setdefault(os.path.realpath(code.co_filename), cls.__name__)
-    return files
+                    codes.setdefault(code, cls.__name__)
+    return codes
 
 
 def blame(e, parties):
     """plugin-error's words: whose code raised e. The first frame outside the driver's files is
-    where the driver called out: an adapter file's method is that adapter's failure; none (the
+    where the driver called out: an adapter's method is that adapter's failure; none (the
     driver's own line, or a C function it called) is dlconform's."""
     frames = traceback.extract_tb(e.__traceback__)
     words = f"{type(e).__name__}: {clean(e)[:300]}"
     last = frames[-1] if frames else None
     at = (f" (at {os.path.join(*last.filename.split(os.sep)[-2:])}:{last.lineno} in "
           f"{last.name}())") if last else ""
-    callee = next((f for f in frames if os.path.basename(f.filename) not in DRIVER_FILES), None)
-    adapters = adapter_files(parties)
-    if callee is not None and os.path.realpath(callee.filename) in adapters:
-        return (f"the adapter file {os.path.basename(callee.filename)} (class "
-                f"{adapters[os.path.realpath(callee.filename)]}) raised in {callee.name}(): "
-                f"{words}{at}")
+    codes = adapter_codes(parties)
+    for tb, _ in traceback.walk_tb(e.__traceback__):
+        code = tb.f_code
+        if os.path.basename(code.co_filename) in DRIVER_FILES:
+            continue
+        if code in codes:
+            return (f"the adapter file {os.path.basename(code.co_filename)} (class "
+                    f"{codes[code]}) raised in {code.co_name}(): {words}{at}")
+        break
     return f"dlconform's driver failed: {words}{at}"
+
+
+def adapter_raised(e, parties):
+    """Whether e was raised by an adapter's own `raise` statement (before or instead of the
+    library's call), not by the library the adapter called: an adapter's exception is never the
+    library's answer. The innermost frame runs an adapter method, and its line is a raise."""
+    tb = e.__traceback__
+    if tb is None:
+        return False
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb.tb_frame.f_code not in adapter_codes(parties):
+        return False
+    line = traceback.extract_tb(tb)[-1].line or ""
+    return line.lstrip().startswith("raise")
 
 
 # --- what a library's own protocol calls answer: findings on that library ----------------------
@@ -366,3 +384,17 @@ def run_all(cases, timeout, jobs, emit, progress):
         progress(done, len(cases))
     for w in slots:
         w.stop()
+
+
+def buffer_error_finding(label, ask, words, own_device):
+    """A BufferError from label's __dlpack__(**ask), judged the same wherever it is asked (the
+    negotiation rows and the device rows): None where the rules let a producer refuse, a finding
+    where they do not: copy=True for the array's own device, where a copy is always possible
+    ("If True, the function must always copy": STRM-4)."""
+    target = ask.get("dl_device")
+    if ask.get("copy") is True and (target is None or tuple(target) == tuple(own_device)):
+        shown = ", ".join(f"{k}={v}" for k, v in ask.items())
+        return bridge.make_finding(
+            "producer-violation", "STRM-4", f"expected {label}'s __dlpack__({shown}) to copy "
+            f"(copy=True: always copy) but found {clean(words)[:160]}")
+    return None

@@ -81,6 +81,21 @@ class TypeErrorRefusal(Good):
         raise TypeError("cannot export this array")
 
 
+class StreamRefuser(Good):
+    """NumPy's answer to a stream on the CPU: ValueError ("only supports stream=None")."""
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        if stream is not None:
+            raise ValueError("only supports stream=None")
+        return super().__dlpack__(stream=stream)
+
+
+class CopyRefuser(Good):
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        if copy:
+            raise BufferError("copy not yet supported")
+        return super().__dlpack__(stream=stream)
+
+
 class Fake(dlc.Framework):
     """An adapter of a fake library whose arrays are `kind` (any module to import: json)."""
     name = "json"
@@ -113,12 +128,36 @@ class StreamConsumer(Fake):
         return np.from_dlpack(Held())
 
 
-class DeviceFirst(Fake):
-    """A consumer that asks the device first, as most do."""
+class StreamFive(Fake):
+    """A consumer that passes a CUDA stream to every producer (cuda.core's StridedMemoryView)."""
     def import_(self, obj, **keywords):
-        if obj.__dlpack_device__() != (1, 0):
-            raise BufferError("not a CPU tensor")
-        return np.from_dlpack(obj)
+        capsule = obj.__dlpack__(stream=5)
+        return capsule
+
+
+class RefusesItself(Fake):
+    """An adapter that raises before calling its library."""
+    def import_(self, obj, **keywords):
+        raise TypeError("this adapter takes no device")
+
+
+def device_first_from_dlpack(obj):
+    """A fake library's importer that asks the device first, as most do."""
+    if obj.__dlpack_device__() != (1, 0):
+        raise BufferError("not a CPU tensor")
+    return np.from_dlpack(obj)
+
+
+class UnsupportedKeyword(Fake):
+    """An adapter whose library cannot take a keyword says so with Unsupported."""
+    def import_(self, obj, **keywords):
+        raise dlc.Unsupported("this library takes no device")
+
+
+class DeviceFirst(Fake):
+    """The adapter of that library: it only calls it."""
+    def import_(self, obj, **keywords):
+        return device_first_from_dlpack(obj)
 
 
 def fake(kind, cls=Fake):
@@ -184,6 +223,31 @@ def test_blame():
           f"the driver's own failure says so, with its line: {got}")
 
 
+def test_cause():
+    """A refusal caused by the other party's invalid request is not the refuser's finding, one
+    function judges a refusal wherever it is asked, and an adapter's exception is its own."""
+    fw, consumer = fake(StreamRefuser), fake(Good, StreamFive)
+    got = verdict(drv.pair(fw, lambda: fw.from_np(np.ones(3, "float32")), consumer, "LAY-1"),
+                  fw, consumer)
+    check(got[:3] == ("fail", "stream-on-cpu", "STRM-1") and "stream=5" in got[4],
+          f"a CPU producer's ValueError for a consumer's stream is the consumer's STRM-1: {got}")
+    fw = fake(CopyRefuser)
+    ask = (("max_version", (1, 3)), ("copy", True))
+    got = verdict(drv.negotiation(fw, ask), fw)
+    check(got[:3] == ("fail", "producer-violation", "STRM-4"),
+          f"BufferError for copy=True on the array's own device is STRM-4: {got}")
+    fw, consumer = fake(Good), fake(Good, RefusesItself)
+    got = verdict(drv.pair(fw, lambda: fw.from_np(np.ones(3, "float32")), consumer, "LAY-1"),
+                  fw, consumer)
+    check(got[:2] == ("fail", "plugin-error") and "RefusesItself" in got[4],
+          f"an adapter's own raise is its plugin-error, never the library's refusal: {got}")
+    consumer = fake(Good, UnsupportedKeyword)
+    got = verdict(drv.pair(fw, lambda: fw.from_np(np.ones(3, "float32")), consumer, "LAY-1"),
+                  fw, consumer)
+    check(got[0] == "skip" and got[4].startswith("n/a") and "takes no device" in got[4],
+          f"an adapter that cannot express a request says Unsupported: n/a, no refusal: {got}")
+
+
 def test_signature():
     stream = (("stream", None),)
     versioned = (("max_version", (1, 0)),)
@@ -205,8 +269,9 @@ def test_signature():
           f"the keywords it lacks are named: {got}")
     fw = fake(TypeErrorRefusal)
     got = verdict(drv.negotiation(fw, versioned), fw)
-    check(got[:4] == ("fail", "producer-violation", "VER-5", "MUST"),
-          f"a TypeError for a keyword its signature names is VER-5's refusal by TypeError: {got}")
+    check(got[:4] == ("fail", "producer-violation", "VER-5", "SHOULD"),
+          f"a TypeError for a keyword its signature names is VER-5's refusal by TypeError "
+          f"(SHOULD: 'should raise BufferError'): {got}")
     numpy_fw = fake(lambda data: data)  # NumPy's own C __dlpack__ (1.24 here: stream only)
     got = verdict(drv.negotiation(numpy_fw, versioned), numpy_fw)
     old = tuple(int(p) for p in np.__version__.split(".")[:2]) < (2, 1)  # no max_version
@@ -274,6 +339,7 @@ def test_version():
 def main():
     test_library_faults()
     test_blame()
+    test_cause()
     test_signature()
     test_version()
     print(f"{len(failures)} failed" if failures else "all passed")

@@ -4,12 +4,12 @@ that it still shows its finding; checks that each is at most 5 lines of Python a
 its rule and framework, by the suppression file of every environment it names (and that every
 framework suppression cites reproducers that exist).
 
-  reproducers_test.py [--env NAME] [--jobs N] [--list]
+  reproducers_test.py [--env NAME] [--jobs N] [--list] [--python PATH]
 
 A reproducer starts with three comment lines:
   # finding: FRAMEWORK RULE CLASS: what happens
   # env: NAME...                          (envs/NAME.txt, or debian)
-  # expect: exit 0 | SIGABRT | SIGSEGV | raises NAME
+  # expect: exit 0 | SIGABRT | SIGSEGV | raises NAME: PATTERN
 "exit 0" reproducers end in an assert that holds while the defect is there: when a release fixes
 it, the assert fails, this test fails, and the suppression entry is to be removed (the matrix
 reports it stale as well). An environment that is not installed is a visible skip (exit 77 when
@@ -24,9 +24,13 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import dlconform_suppressions  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FOLDER = os.path.join(ROOT, "python", "reproducers")
 HELPER = "dlconform_capsule.py"
+GPU_PYTHON = "python3"  # the interpreter of env gpu: --python, as tools/gpu-check passes it
 MAX_LINES = 5
 
 
@@ -50,12 +54,16 @@ class Reproducer:
         if finding and not m:
             self.errors.append(f"{self.name}: expected '# finding: FRAMEWORK RULE CLASS: ...' but "
                                f"found '# finding: {finding[:60]}'")
-        self.framework, self.rule = (m.group(1), m.group(2)) if m else ("", "")
+        self.framework, self.rule, self.cls = (m.group(1), m.group(2), m.group(3)) if m else \
+            ("", "", "")
         self.envs = header.get("env", "").split()
         self.expect = header.get("expect", "")
-        if self.expect and not re.match(r"^(exit 0|SIGABRT|SIGSEGV|raises \w+)$", self.expect):
+        # An exception is named with its message (a regular expression): a bare type also
+        # passes when the library fails for an unrelated reason.
+        if self.expect and not re.match(r"^(exit 0|SIGABRT|SIGSEGV|raises \w+: \S.*)$",
+                                        self.expect):
             self.errors.append(f"{self.name}: expected '# expect: exit 0, SIGABRT, SIGSEGV or "
-                               f"raises NAME' but found '{self.expect}'")
+                               f"raises NAME: PATTERN' but found '{self.expect}'")
         code = [line for line in self.lines if line.strip() and not line.lstrip().startswith("#")]
         if len(code) > MAX_LINES:
             self.errors.append(f"{self.name}: expected at most {MAX_LINES} lines of Python but "
@@ -75,12 +83,11 @@ def env_python(name):
     if name == "debian":
         return ("/usr/bin/python3", "") if os.path.exists("/usr/bin/python3") else \
             (None, "Debian's /usr/bin/python3 is not installed")
-    if name == "gpu":  # the GPU machine's own python3 (tools/gpu-check), where a GPU is
+    if name == "gpu":  # the interpreter tools/gpu-check names (--python), where a GPU is
         import shutil
-        import subprocess
         gpu = shutil.which("nvidia-smi") and subprocess.run(
             ["nvidia-smi", "-L"], capture_output=True).returncode == 0
-        return (shutil.which("python3"), "") if gpu else (None, "no CUDA device (nvidia-smi)")
+        return (GPU_PYTHON, "") if gpu else (None, "no CUDA device (nvidia-smi)")
     pins = read_file(os.path.join(ROOT, "envs", f"{name}.txt"))
     if pins is None:
         return None, f"no environment named {name} (expected envs/{name}.txt)"
@@ -92,20 +99,12 @@ def env_python(name):
 
 
 def suppression_entries(env, file_name=None):
-    """(rule, party, reason) of suppressions/env-ENV.txt (or FILE_NAME), or None if there is no
-    such file."""
-    text = read_file(os.path.join(ROOT, "suppressions", file_name or f"env-{env}.txt"))
-    if text is None:
+    """The entries (dlconform_suppressions) of suppressions/env-ENV.txt (or FILE_NAME), or None if
+    there is no such file."""
+    path = os.path.join(ROOT, "suppressions", file_name or f"env-{env}.txt")
+    if not os.path.isfile(path):
         return None
-    entries = []
-    for line in text.splitlines():
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
-        parts = line.split(None, 2)
-        if len(parts) == 3:
-            entries.append(tuple(parts))
-    return entries
+    return dlconform_suppressions.read(path)
 
 
 def cited(reason):
@@ -126,19 +125,26 @@ def check_citations(reproducers):
         for r in reproducers:
             if env not in r.envs:
                 continue
-            # A library's device rows name it with the device (torch-cuda, jax-cuda).
-            if not any(rule == r.rule and party.split("@")[0] in (r.framework,
-                                                                   r.framework + "-cuda")
-                       and r.name in cited(reason) for rule, party, reason in entries):
-                errors.append(f"suppressions/env-{env}.txt: expected an entry '{r.rule} "
-                              f"{r.framework}@...' citing [repro: {r.name}] but found none")
+            # A library's device rows name it with the device (torch-cuda, jax-cuda). An entry
+            # of the new form names the reproducer's class too.
+            if not any(e["rule"] == r.rule and
+                       e["party"].split("@")[0] in (r.framework, r.framework + "-cuda") and
+                       (not e["classes"] or r.cls in e["classes"]) and
+                       r.name in cited(e["reason"]) for e in entries):
+                errors.append(f"suppressions/env-{env}.txt: expected an entry '{r.rule} {r.cls} "
+                              f"ROLE {r.framework}@...' citing [repro: {r.name}] but found none")
     for name in sorted(os.listdir(os.path.join(ROOT, "suppressions"))):
         if not name.endswith(".txt"):
             continue
         # The plugins' files may cite a matrix case instead ([case: ID]); the adapter tests
         # check that those cases exist and are known.
         plugin_file = not name.startswith("env-")
-        for rule, party, reason in suppression_entries(None, name) or []:
+        for e in suppression_entries(None, name) or []:
+            rule, party, reason = e["rule"], e["party"], e["reason"]
+            if not e["classes"]:
+                errors.append(f"suppressions/{name}:{e['line']}: expected the form RULE CLASS "
+                              f"ROLE PARTY REASON but found the old form {rule} {party} (rule "
+                              f"and party only)")
             repros = cited(reason)
             for fuzz in re.findall(r"\[fuzz:\s*([^\]]+)\]", reason):
                 if not os.path.isfile(os.path.join(ROOT, "corpus", fuzz.strip())):
@@ -181,7 +187,7 @@ def run_one(reproducer, env, python):
     if expect in ("SIGABRT", "SIGSEGV") and p.returncode == -getattr(signal, expect):
         return ""
     if expect.startswith("raises ") and p.returncode == 1 and \
-            re.search(r"\b" + re.escape(expect[7:]) + r":", p.stderr):
+            re.search(r"\b" + expect[len("raises "):], p.stderr):
         return ""
     return f"expected {expect} but found {got}" + (f": {last[:200]}" if last else "")
 
@@ -191,7 +197,11 @@ def main():
     parser.add_argument("--env", action="append", help="only these environments")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--list", action="store_true")
+    parser.add_argument("--python", default="python3",
+                        help="the interpreter of env gpu (tools/gpu-check's --python)")
     args = parser.parse_args()
+    global GPU_PYTHON
+    GPU_PYTHON = args.python
     paths = sorted(os.path.join(FOLDER, n) for n in os.listdir(FOLDER)
                    if n.endswith(".py") and n != HELPER)
     reproducers = [Reproducer(p) for p in paths]

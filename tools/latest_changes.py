@@ -21,16 +21,18 @@ no finding of the new run: either the release fixed it, or its party pattern nam
 release while the finding carries on (both are said). Only the entries of the environment's own
 file and the baseline's (suppressions/env-NAME.txt) and of the files that are no environment's
 are judged: another environment's file may name the same release for its own pins. Entries match
-as in
-harness/run/suppressions.cpp: the rule (or *), and the party pattern against the name, the
-header or name@header of the producer or the consumer (fnmatch).
+as in harness/run/suppressions.cpp, through python/dlconform_suppressions.py: rule, class, role
+and party (the old form: rule and party in either role).
 """
 import argparse
-import fnmatch
 import json
 import os
 import re
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "python"))
+import dlconform_suppressions  # noqa: E402
 
 # A framework party in a case id: NAME@VERSION, the version starting with a digit (the mock
 # parties' headers are v0.6, v1.3: those stay).
@@ -63,27 +65,14 @@ def what(case):
     return (case["verdict"], case.get("finding_class", ""), case.get("rule_id", ""))
 
 
-def party_matches(pattern, party):
-    name, header = party.get("name", ""), party.get("header", "")
-    return any(fnmatch.fnmatchcase(text, pattern) for text in (name, header, f"{name}@{header}"))
-
-
 def entry_matches(entry, case):
-    rule, party = entry["rule"], entry["party"]
-    return (rule == "*" or rule == case.get("rule_id", "")) and \
-        (party_matches(party, case["producer"]) or party_matches(party, case["consumer"]))
+    return dlconform_suppressions.matches(entry, case)
 
 
 def load_suppressions(paths):
     entries = []
     for path in paths:
-        with open(path, encoding="utf-8") as f:
-            for number, line in enumerate(f, 1):
-                line = line.split("#", 1)[0].strip()
-                fields = line.split(None, 2)
-                if len(fields) == 3:
-                    entries.append({"file": path, "line": number, "rule": fields[0],
-                                    "party": fields[1], "reason": fields[2]})
+        entries += dlconform_suppressions.read(path)
     return entries
 
 

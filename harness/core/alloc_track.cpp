@@ -201,13 +201,19 @@ namespace {
 bool runtime_site(const void* site) {
   Dl_info info{};
   if (site == nullptr || dladdr(site, &info) == 0 || info.dli_fname == nullptr) return false;
-  const char* base = file_name(info.dli_fname);
-  for (const char* runtime : {"libcuda.so", "libcudart.so", "libnvidia-", "ld-linux"}) {
+  return is_runtime_library(file_name(info.dli_fname));
+}
+}  // namespace
+
+bool is_runtime_library(const char* base) noexcept {
+  // compute-sanitizer's libraries (libsanitizer-collection.so, ...) are injected into the
+  // process it runs and allocate beside the runtime's calls as it does.
+  for (const char* runtime :
+       {"libcuda.so", "libcudart.so", "libnvidia-", "ld-linux", "libsanitizer-"}) {
     if (std::strncmp(base, runtime, std::strlen(runtime)) == 0) return true;
   }
   return false;
 }
-}  // namespace
 
 void end_case(Summary* out) noexcept {
   g_recording = false;

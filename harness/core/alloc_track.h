@@ -43,6 +43,10 @@ bool recording() noexcept;
 // `site`. Exposed for the tests.
 const void* caller_outside_libc(const void* const* frames, int count, const void* site) noexcept;
 bool in_libc(const void* site) noexcept;
+// Whether a library (its file name: "libcudart.so.13") is a device runtime's, or a tool's injected
+// into the process beside it (compute-sanitizer's libsanitizer-*): memory it allocates while a
+// producer's call runs is not the producer's leak (LIFE-5).
+bool is_runtime_library(const char* file_name) noexcept;
 
 // Memory that no party allocated but that belongs to the harness (the guard arena's blocks): a
 // consumer's free of it is a foreign free too. Must be async-signal-safe and allocation-free.

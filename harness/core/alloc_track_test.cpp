@@ -78,6 +78,21 @@ TEST_CASE("alloc_track: a device runtime's own memory is not the producer's leak
   CHECK(s.producer_leaked_bytes == 16);
 }
 
+TEST_CASE("alloc_track: the runtime's libraries and compute-sanitizer's are left out of LIFE-5",
+          "[unit]") {
+  for (const char* name : {"libcudart.so.13", "libcuda.so.1", "libnvidia-ptxjitcompiler.so.1",
+                           "ld-linux-x86-64.so.2", "libsanitizer-collection.so",
+                           "libsanitizer-public.so"}) {
+    INFO(name);
+    CHECK(dlc::alloc_track::is_runtime_library(name));
+  }
+  for (const char* name : {"dlc-cuda-producer-v1_3.so", "libc.so.6", "libasan.so.8",
+                           "libmy_sanitizer.so"}) {
+    INFO(name);
+    CHECK_FALSE(dlc::alloc_track::is_runtime_library(name));
+  }
+}
+
 TEST_CASE("alloc_track: a block libc allocates (strdup) is its caller's", "[unit]") {
   const void* libc_a = code_of("libc.so", 16);
   const void* libc_b = code_of("libc.so", 64);

@@ -16,13 +16,21 @@ struct Phase {
 
 inline Phase g_phase;
 
+// Where a worker mirrors the party of each phase it enters (a byte of the case's shared record),
+// so that the parent can blame a worker that died without a word on the party whose code ran.
+inline volatile unsigned char* g_party_mirror = nullptr;
+
 // Sets the phase for a scope and restores the previous one.
 class ScopedPhase {
  public:
   ScopedPhase(const char* where, const char* plugin, Party party) noexcept : saved_(g_phase) {
     g_phase = Phase{where, plugin, party};
+    if (g_party_mirror != nullptr) *g_party_mirror = static_cast<unsigned char>(party);
   }
-  ~ScopedPhase() { g_phase = saved_; }
+  ~ScopedPhase() {
+    g_phase = saved_;
+    if (g_party_mirror != nullptr) *g_party_mirror = static_cast<unsigned char>(saved_.party);
+  }
   ScopedPhase(const ScopedPhase&) = delete;
   ScopedPhase& operator=(const ScopedPhase&) = delete;
 

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace dlc {
@@ -46,9 +47,13 @@ struct CaseResult {
   std::string expected_class;  // for planted bugs: the class that must be reported
   std::string expected_rule;   // and the rule
   std::string rule_id;         // DLPack rule, e.g. "LIFE-3"; "" when none
+  // The party the finding is about: "producer" or "consumer" (whose code did it); "" when there is
+  // no finding or no party to blame. A suppression entry names it.
+  std::string role;
   std::string detail;          // one line: what was observed, "expected X but found Y"
   bool known = false;          // matched a suppression entry
   std::string known_reason;    // the reason of the first entry it matched
+  std::string known_by;        // "FILE:LINE" of that entry
   double seconds = 0.0;
   // An INFO finding on a passing case (an observation, never a failure), or the severity of the
   // finding: "MUST", "SHOULD", "INFO"; "" when there is none.
@@ -71,6 +76,21 @@ struct PartyInfo {
   bool builtin = true;
 };
 
+// A suppression entry and what it matched in the run, for the reports.
+struct SuppressionUse {
+  std::string where;   // "suppressions/env-frameworks.txt:7"
+  std::string entry;   // "LAY-8 crash consumer torch@2.13*"; the old form "LAY-8 torch@2.13*"
+  std::string reason;
+  bool old_form = false;
+  bool stale = false;
+  size_t matched = 0;
+  std::vector<std::pair<std::string, size_t>> classes;  // "crash consumer" -> cases
+  std::vector<std::string> cases;                       // the ids it marked known
+  // Findings of its rule, role and party of classes it does not name (an error of the entry).
+  std::vector<std::pair<std::string, size_t>> unnamed;
+  std::vector<std::string> unnamed_cases;
+};
+
 // Everything a report needs besides the cases.
 struct RunInfo {
   std::string tool_version;
@@ -83,6 +103,7 @@ struct RunInfo {
   int jobs = 1;
   std::vector<PartyInfo> parties;
   std::vector<std::string> notes;  // one line each: frameworks not installed, and why
+  std::vector<SuppressionUse> suppressions;  // every entry loaded, in file order
 };
 
 }  // namespace dlc

@@ -10,6 +10,9 @@ namespace dlc {
 struct Finding {
   FindingClass cls = FindingClass::none;
   Rule rule = Rule::none;
+  // The party the finding is about: the class's own (findings.def), or for a class that can be
+  // either party's (a crash, a stream hand-off, a plugin error) what the judge set after set().
+  Role role = Role::none;
   char words[480] = {};
 
   bool any() const noexcept { return cls != FindingClass::none; }
@@ -20,11 +23,13 @@ struct Finding {
   SafeText set(FindingClass c, Rule r = Rule::none) noexcept {
     cls = c;
     rule = r != Rule::none ? r : info(c).rule;
+    role = info(c).role;
     return SafeText(words, sizeof words);
   }
   void clear() noexcept {
     cls = FindingClass::none;
     rule = Rule::none;
+    role = Role::none;
     words[0] = '\0';
   }
 };

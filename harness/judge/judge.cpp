@@ -263,6 +263,7 @@ void judge_refusal(const RefusalFacts& f, Finding* out) noexcept {
   }
   if (f.rc != DLC_ERR_BUFFER) {
     out->set(FindingClass::plugin_error).add("produce() returned ").num(f.rc).add(": ").add(f.error);
+    out->role = Role::producer;
     return;
   }
   const bool legacy_caller = !rq.has_max_version || rq.max_version.major < 1;
@@ -350,6 +351,7 @@ void judge_import(const ImportFacts& f, Finding* out) noexcept {
     if (f.rc != DLC_ERR_BUFFER) {
       out->set(FindingClass::plugin_error).add("consume() of ").add(f.consumer_label)
           .add(" returned ").num(f.rc).add(": ").add(f.consumer_error);
+      out->role = Role::consumer;
       return;
     }
     if (f.raw && f.must_accept) {
@@ -375,12 +377,18 @@ void judge_import(const ImportFacts& f, Finding* out) noexcept {
     }
     return;
   }
+  // A tensor that breaks only rules binding producers (DEV-2) may be taken; it is read like any
+  // other, and an import that reads it right is an INFO observation.
+  const Violation* producers_rule = nullptr;
   if (f.truth_known && !f.truth->accepted) {
-    const Violation* v = f.truth->first_must();
-    out->set(FindingClass::accepted_invalid, v != nullptr ? v->rule : Rule::none)
-        .add("expected a refusal of an invalid tensor but it was imported: ")
-        .add(v != nullptr ? v->message : "");
-    return;
+    const Violation* v = f.truth->first_consumer_must();
+    producers_rule = v == nullptr ? f.truth->first_must() : nullptr;
+    if (producers_rule == nullptr) {
+      out->set(FindingClass::accepted_invalid, v != nullptr ? v->rule : Rule::none)
+          .add("expected a refusal of an invalid tensor but it was imported: ")
+          .add(v != nullptr ? v->message : "");
+      return;
+    }
   }
   const DLCObservation& obs = *f.observation;
   if (f.spec == nullptr) {
@@ -419,10 +427,28 @@ void judge_import(const ImportFacts& f, Finding* out) noexcept {
         // Not the consumer's digest: a misread past the tensor reads whatever lies there.
         .add(obs.digest != f.digest ? " with other values" : " with the same values")
         .add(" (byte_offset, strides or lanes misread?)");
+    return;
+  }
+  if (producers_rule != nullptr) {
+    out->set(FindingClass::producer_rule_accepted, producers_rule->rule)
+        .add(f.consumer_label)
+        .add(" imported a tensor that breaks a rule binding producers only, and read it right: ")
+        .add(producers_rule->message);
   }
 }
 
+namespace {
+void judge_fault_class(const FaultFacts& f, Finding* out) noexcept;
+}  // namespace
+
 void judge_fault(const FaultFacts& f, Finding* out) noexcept {
+  judge_fault_class(f, out);
+  // A fault is the party's in whose code it happened, whatever the class says.
+  if (out->any()) out->role = f.role;
+}
+
+namespace {
+void judge_fault_class(const FaultFacts& f, Finding* out) noexcept {
   out->clear();
   const SignalFacts& s = f.signal;
   const BlockFacts& b = f.block;
@@ -564,6 +590,7 @@ void judge_fault(const FaultFacts& f, Finding* out) noexcept {
   w.add(access).add(" fault inside a ").add(kind).add(" buffer");
   where(w);
 }
+}  // namespace
 
 void judge_death(int signal, int exit_status, bool timed_out, double timeout_seconds,
                  const char* last_words, Rule case_rule, Finding* out) noexcept {
@@ -650,6 +677,8 @@ void judge_stream_read(const StreamFacts& f, Finding* out) noexcept {
   out->clear();
   if (!f.read_before_write) return;
   auto w = out->set(FindingClass::stream_not_synchronised);
+  // The consumer's when its ask explains the early read, else the producer's.
+  out->role = !f.has_stream || f.stream == -1 ? Role::consumer : Role::producer;
   if (!f.has_stream) {
     w.add("expected ").add(f.consumer_label).add(" to pass the stream it reads on, but it passed ")
         .add("none (the legacy default stream) and read before ").add(f.producer_label)

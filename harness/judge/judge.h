@@ -121,6 +121,7 @@ struct FaultFacts {
   Rule case_rule = Rule::none;   // the rule the case's tensor exercises
   const char* where = "";        // "consume()"
   const char* plugin = "-";      // "planted-oob-shape@v1.3"
+  Role role = Role::none;        // the party whose code ran (the phase's)
 };
 
 // Async-signal-safe.

@@ -62,6 +62,16 @@ TEST_CASE("judge: every finding class names a rule of the table or carries its c
         dlc::Severity::should);
   CHECK(dlc::severity_of(dlc::FindingClass::rejected_valid, dlc::Rule::LAY_7) ==
         dlc::Severity::should);
+  // Each class says whose finding it is, or that the judge says (a crash: where it happened).
+  CHECK(dlc::info(dlc::FindingClass::deleter_leaks).role == dlc::Role::producer);
+  CHECK(dlc::info(dlc::FindingClass::accepted_invalid).role == dlc::Role::consumer);
+  CHECK(dlc::info(dlc::FindingClass::crash).role == dlc::Role::none);
+  dlc::Finding f;
+  f.set(dlc::FindingClass::wrong_data);
+  CHECK(f.role == dlc::Role::consumer);
+  // The rule table says whom a rule binds (DEV-2: producers only).
+  CHECK(dlc::info(dlc::Rule::DEV_2).producers_only);
+  CHECK_FALSE(dlc::info(dlc::Rule::LAY_4).producers_only);
 }
 
 TEST_CASE("judge: lifecycle (LIFE-1, LIFE-3)", "[unit]") {
@@ -239,6 +249,29 @@ TEST_CASE("judge: the import against the truth", "[unit]") {
   DLCObservation shape = obs;
   shape.shape[1] = 2;
   CHECK(judge(DLC_OK, valid, true, shape) == "wrong-metadata LAY-1");
+
+  // DEV-2 binds producers: a CPU tensor with device_id 3 may be taken, and one read right is an
+  // INFO observation; read wrong, it is wrong data; refused, nothing.
+  Tensor cpu3;
+  cpu3.versioned.dl_tensor.device = {1, 3};
+  dlc::ValidateResult producers_only;
+  dlc::validate(DLCHandoff{"dltensor_versioned", &cpu3.versioned}, dlc::ValidateOptions{},
+                &producers_only);
+  REQUIRE_FALSE(producers_only.accepted);  // the producer broke DEV-2
+  CHECK(producers_only.first_consumer_must() == nullptr);
+  CHECK(judge(DLC_OK, producers_only, false, obs) == "producer-rule-accepted DEV-2");
+  CHECK(dlc::severity_of(dlc::FindingClass::producer_rule_accepted, dlc::Rule::DEV_2) ==
+        dlc::Severity::info);
+  CHECK(judge(DLC_OK, producers_only, false, wrong) == "wrong-data LAY-4");
+  CHECK(judge(DLC_ERR_BUFFER, producers_only, false, obs) == "none");
+  // Beside a rule that binds consumers too, the tensor is invalid for the consumer as before.
+  Tensor both;
+  both.versioned.dl_tensor.device = {1, 3};
+  both.versioned.dl_tensor.dtype = {99, 32, 1};
+  dlc::ValidateResult invalid_too;
+  dlc::validate(DLCHandoff{"dltensor_versioned", &both.versioned}, dlc::ValidateOptions{},
+                &invalid_too);
+  CHECK(judge(DLC_OK, invalid_too, false, obs) == "accepted-invalid DT-2");
 }
 
 TEST_CASE("judge: faults become findings from the arena's facts", "[unit]") {
@@ -305,6 +338,13 @@ TEST_CASE("judge: faults become findings from the arena's facts", "[unit]") {
     f.where = "consume()";
     f.plugin = "c@v1.3";
     expect_verdict(row, f, dlc::judge_fault);
+    // A fault is the party's in whose code it happened, whatever its class's own role.
+    for (const dlc::Role role : {dlc::Role::consumer, dlc::Role::producer}) {
+      f.role = role;
+      dlc::Finding out;
+      dlc::judge_fault(f, &out);
+      CHECK(out.role == role);
+    }
   }
 }
 
@@ -543,6 +583,11 @@ TEST_CASE("judge: device values read before the producer's write landed (STRM-1)
     dlc::Finding out;
     dlc::judge_stream_read(f, &out);
     CHECK(std::string(out.words).rfind(row.blames, 0) == 0);
+    // The role a suppression entry names is the party the words blame.
+    if (out.any()) {
+      const bool producer = std::string(row.blames).find("producer@") != std::string::npos;
+      CHECK(out.role == (producer ? dlc::Role::producer : dlc::Role::consumer));
+    }
   }
 }
 

@@ -3,21 +3,24 @@
 namespace dlc {
 namespace {
 
+constexpr bool kBinds_both = false, kBinds_producers = true;
 constexpr RuleInfo kRules[] = {
-    {Rule::none, "", Severity::info, {0, 0}, ""},
-#define DLC_RULE(token, id, severity, major, minor, summary) \
-  {Rule::token, id, Severity::severity, {major, minor}, summary},
+    {Rule::none, "", Severity::info, {0, 0}, false, ""},
+#define DLC_RULE(token, id, severity, major, minor, binds, summary) \
+  {Rule::token, id, Severity::severity, {major, minor}, kBinds_##binds, summary},
 #include "rules.def"
 #undef DLC_RULE
 };
 
 constexpr int kSev_rule = -1, kSev_must = 0, kSev_info = 2;
 [[maybe_unused]] constexpr int kSev_should = 1;
+constexpr Role kRole_producer = Role::producer, kRole_consumer = Role::consumer,
+               kRole_either = Role::none;
 constexpr ClassInfo kClasses[] = {
-#define DLC_CLASS(token, name, rule_token, severity, meaning)                          \
+#define DLC_CLASS(token, name, rule_token, severity, role, meaning)                    \
   {FindingClass::token, name, Rule::rule_token, kSev_##severity != kSev_rule,         \
    static_cast<Severity>(kSev_##severity == kSev_rule ? kSev_must : kSev_##severity), \
-   meaning},
+   kRole_##role, meaning},
 #include "findings.def"
 #undef DLC_CLASS
 };
@@ -37,6 +40,22 @@ const char* to_string(Severity severity) noexcept {
       return "INFO";
   }
   return "?";
+}
+
+const char* to_string(Role role) noexcept {
+  switch (role) {
+    case Role::producer:
+      return "producer";
+    case Role::consumer:
+      return "consumer";
+    case Role::none:
+      break;
+  }
+  return "";
+}
+
+Role role_from_name(std::string_view name) noexcept {
+  return name == "producer" ? Role::producer : name == "consumer" ? Role::consumer : Role::none;
 }
 
 const RuleInfo& info(Rule r) noexcept { return kRules[static_cast<size_t>(r)]; }

@@ -16,7 +16,7 @@ const char* to_string(Severity severity) noexcept;  // "MUST", "SHOULD", "INFO"
 
 enum class Rule : uint8_t {
   none = 0,
-#define DLC_RULE(token, id, severity, major, minor, summary) token,
+#define DLC_RULE(token, id, severity, major, minor, binds, summary) token,
 #include "rules.def"
 #undef DLC_RULE
 };
@@ -26,6 +26,9 @@ struct RuleInfo {
   const char* id;  // "LIFE-3"; "" for Rule::none
   Severity severity;
   DLCVersion since;
+  // The source sentence binds producers only (DEV-2): a consumer that takes such a tensor and
+  // reads it right breaks no text; that is an INFO observation.
+  bool producers_only;
   const char* summary;
 };
 
@@ -35,10 +38,16 @@ Rule rule_from_id(std::string_view id) noexcept;  // Rule::none for "" or an unk
 inline const char* id_of(Rule rule) noexcept { return info(rule).id; }
 
 enum class FindingClass : uint8_t {
-#define DLC_CLASS(token, name, rule, severity, meaning) token,
+#define DLC_CLASS(token, name, rule, severity, role, meaning) token,
 #include "findings.def"
 #undef DLC_CLASS
 };
+
+// The party a finding is about: the one whose code did it, which a suppression entry names.
+// none: no party (the harness's own failure), or, in the class table, "the judge says".
+enum class Role : uint8_t { none, producer, consumer };
+const char* to_string(Role role) noexcept;        // "", "producer", "consumer"
+Role role_from_name(std::string_view name) noexcept;  // Role::none for anything else
 
 struct ClassInfo {
   FindingClass cls;
@@ -46,6 +55,7 @@ struct ClassInfo {
   Rule rule;         // Rule::none: the finding carries its case's rule
   bool fixed_severity;
   Severity severity;  // when fixed_severity
+  Role role;          // Role::none: either party, the judge says which (findings.def: either)
   const char* meaning;
 };
 

@@ -3,13 +3,18 @@
 the same order, and for each rule the same severity and the same first version (since_major,
 since_minor). The rulebook gives each rule a heading that holds only its id ("### LAY-10", so that
 reports can link docs/rules.md#lay-10) and, under it, "- **Severity:** MUST" and
-"- **Applies from:** v0.6"; a heading or a line that breaks that form is a failure too.
+"- **Applies from:** v0.6"; a heading or a line that breaks that form is a failure too. Each rule
+also has a "- **Strength:**" line that quotes the sentence setting its severity (a definition may
+be cited by its name in backticks; a rule no sentence states says "derived" and is at most SHOULD,
+unless the line says the catalogue holds it at MUST), and a rule that binds producers only says
+"- **Binds:** producers", as its row in rules.def does.
 
   rules_table_test.py rules.def docs/rules.md [DLPACK_RULES.md]
 
 This check always runs: both files are in the repository. Before it, the script runs the same
 comparison on copies of the rulebook changed in memory (one severity changed, one since version
-changed, one rule removed) and fails unless the comparison reports each change, so that a check
+changed, one rule removed, a Strength line without its quotation, a Binds line removed) and fails
+unless the comparison reports each change, so that a check
 that has stopped seeing mismatches cannot pass.
 
 The optional third argument is the catalogue the rules were first written from
@@ -26,14 +31,14 @@ RULE_ID = r"[A-Z]+-\d+b?"
 
 
 def read_table(path):
-    """[(id, SEVERITY, (major, minor), summary)] of rules.def, and its malformed rows."""
+    """[(id, SEVERITY, (major, minor), summary, binds)] of rules.def, and its malformed rows."""
     table, problems = [], []
     for line in open(path, encoding="utf-8"):
-        m = re.match(r'DLC_RULE\(\w+, "(' + RULE_ID + r')", (must|should|info), (\d+), (\d+), "(.+)"\)$',
+        m = re.match(r'DLC_RULE\(\w+, "(' + RULE_ID + r')", (must|should|info), (\d+), (\d+), (both|producers), "(.+)"\)$',
                      line.strip())
         if m:
             table.append((m.group(1), m.group(2).upper(), (int(m.group(3)), int(m.group(4))),
-                          m.group(5)))
+                          m.group(6), m.group(5)))
         elif line.startswith("DLC_RULE("):
             problems.append(f"malformed row in {path}: {line.strip()}")
     return table, problems
@@ -46,14 +51,15 @@ def anchor(heading):
 
 
 def read_rulebook(text):
-    """[(id, SEVERITY, (major, minor))] of the rulebook, in its order, and the problems of form."""
+    """[(id, SEVERITY, (major, minor), binds, strength)] of the rulebook, in its order, and the
+    problems of form."""
     rules, problems, anchors = [], [], {}
-    current = None  # [id, severities, versions, sources]
+    current = None  # [id, severities, versions, sources, binds, strengths]
 
     def close():
         if current is None:
             return
-        rule, severities, versions, sources = current
+        rule, severities, versions, sources, binds, strengths = current
         if len(severities) != 1:
             problems.append(f"{rule}: expected one '- **Severity:** MUST|SHOULD|INFO' line under "
                             f"its heading but found {len(severities)}")
@@ -63,8 +69,13 @@ def read_rulebook(text):
         if not sources:
             problems.append(f"{rule}: expected a '- **Source:** ...' line under its heading but "
                             "found none")
+        if len(strengths) != 1:
+            problems.append(f"{rule}: expected one '- **Strength:** ...' line under its heading "
+                            f"(the sentence that sets its severity, with document and revision) "
+                            f"but found {len(strengths)}")
         rules.append((rule, severities[0] if severities else None,
-                      versions[0] if versions else None))
+                      versions[0] if versions else None, binds[0] if binds else "both",
+                      strengths[0] if strengths else ""))
 
     for number, line in enumerate(text.splitlines(), 1):
         heading = re.match(r"(#{1,6}) (.*)$", line)
@@ -81,7 +92,7 @@ def read_rulebook(text):
                 if heading.group(1) != "###":
                     problems.append(f"line {number}: rule {title} must be a level-3 heading "
                                     f"('### {title}')")
-                current = [title, [], [], []]
+                current = [title, [], [], [], [], []]
             elif re.match(RULE_ID + r"\b", title):
                 problems.append(f"line {number}: expected a rule heading to hold only its id (so "
                                 f"that its anchor is the id) but found '{title}'")
@@ -106,6 +117,17 @@ def read_rulebook(text):
             continue
         if re.match(r"- \*\*Source:\*\* \S", line):
             current[3].append(line)
+            continue
+        m = re.match(r"- \*\*Binds:\*\* (\S+)\s*$", line)
+        if m:
+            current[4].append(m.group(1))
+            continue
+        m = re.match(r"- \*\*Strength:\*\* (.+)$", line)
+        if m:
+            current[5].append(m.group(1))
+            continue
+        if current[5] and line.startswith("  ") and not current[5][-1].endswith("\n"):
+            current[5][-1] += " " + line.strip()  # a Strength line wrapped onto the next ones
     close()
     return rules, problems
 
@@ -130,10 +152,24 @@ def compare(table, rules, where):
             failures.append(f"expected the ids of rules.def in its order in {where} but found "
                             f"them in another order: {book_ids}")
     book = {r[0]: r for r in rules}
-    for rule, severity, since, _ in table:
+    for rule, severity, since, _, binds in table:
         if rule not in book:
             continue
-        _, book_severity, book_since = book[rule]
+        _, book_severity, book_since, book_binds, strength = book[rule]
+        if book_binds != binds:
+            failures.append(f"{rule}: expected it to bind {binds} (as rules.def says) but {where} "
+                            f"says {book_binds}")
+        # A rule no sentence states is derived, and at most SHOULD, unless the catalogue holds it
+        # at MUST (then its Strength line says so).
+        if (strength.startswith("derived") and severity == "MUST" and
+                "catalogue" not in strength):
+            failures.append(f"{rule}: its Strength line says it is derived but rules.def makes it "
+                            "MUST; a derived rule is at most SHOULD unless the catalogue holds it")
+        # A definition (a struct, an enum) is cited by name; anything else quotes its sentence.
+        cited = '"' in strength or (strength.startswith("a definition") and "`" in strength)
+        if strength and not strength.startswith("derived") and not cited:
+            failures.append(f"{rule}: expected its Strength line to quote the sentence that sets "
+                            f"its severity but found no quotation: {strength[:80]}")
         if book_severity != severity:
             failures.append(f"{rule}: expected severity {severity} (as rules.def says) but "
                             f"{where} says {book_severity}")
@@ -163,13 +199,32 @@ def self_check(table, text):
     older = list(lines)
     for i in since:
         older[i] = "- **Applies from:** v9.9"
+    producers = next((r[0] for r in table if r[4] == "producers"), None)
+    unbound = list(lines)
+    if producers:
+        start_p, end_p = section(producers)
+        unbound = [line for i, line in enumerate(lines)
+                   if not (start_p <= i < end_p and line.startswith("- **Binds:**"))]
+    start_s, end_s = section(must)
+    unquoted = list(lines)
+    for i in range(start_s, end_s):
+        if unquoted[i].startswith("- **Strength:**"):
+            unquoted[i] = "- **Strength:** must: the header says so."
+            j = i + 1
+            while j < end_s and unquoted[j].startswith("  "):
+                unquoted[j] = ""
+                j += 1
     removed_rule = table[len(table) // 2][0]
     start, end = section(removed_rule)
     removed = lines[:start] + lines[end:]
     for what, mutated, expect in (
             (f"{must}'s severity changed to SHOULD", changed, f"{must}: expected severity MUST"),
             (f"{must}'s version changed to v9.9", older, f"{must}: expected it to apply from"),
-            (f"{removed_rule} removed", removed, f"missing ['{removed_rule}']")):
+            (f"{removed_rule} removed", removed, f"missing ['{removed_rule}']"),
+            (f"{must}'s Strength line without a quotation", unquoted,
+             f"{must}: expected its Strength line to quote")) + (
+            ((f"{producers}'s Binds line removed", unbound,
+              f"{producers}: expected it to bind producers"),) if producers else ()):
         rules, _ = read_rulebook("\n".join(mutated))
         found = compare(table, rules, "the mutated rulebook")
         if not any(expect in f for f in found):
@@ -222,7 +277,7 @@ def main():
     rules, problems = read_rulebook(text)
     failures += problems
     failures += compare(table, rules, book_path)
-    for rule, _, _, summary in table:
+    for rule, _, _, summary, _ in table:
         if len(summary) > 140:
             failures.append(f"{rule}: the summary is a sentence for a report cell; keep it short")
     if not failures:

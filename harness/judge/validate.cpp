@@ -69,9 +69,12 @@ class Checker {
     v.note = note;
     return SafeText(v.message, sizeof v.message);
   }
+  // A MUST violation that binds consumers too: one that binds producers only (DEV-2) does not
+  // stop the checks a consumer's import is judged by.
   bool any_must() const {
     for (int i = 0; i < r_->count; ++i) {
-      if (r_->violations[i].severity() == Severity::must) return true;
+      const Violation& v = r_->violations[i];
+      if (v.severity() == Severity::must && !info(v.rule).producers_only) return true;
     }
     return false;
   }
@@ -243,6 +246,14 @@ void check_tensor(const abi::Tensor& t, bool versioned, DLCVersion version, uint
 }  // namespace
 
 const Violation* ValidateResult::first_must() const noexcept { return first_refusal(false); }
+
+const Violation* ValidateResult::first_consumer_must() const noexcept {
+  for (int i = 0; i < count; ++i) {
+    const Violation& v = violations[i];
+    if (v.severity() == Severity::must && !info(v.rule).producers_only) return &v;
+  }
+  return nullptr;
+}
 
 const Violation* ValidateResult::first_refusal(bool strict) const noexcept {
   for (int i = 0; i < count; ++i) {

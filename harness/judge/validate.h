@@ -48,6 +48,9 @@ struct ValidateResult {
   Violation violations[kMaxViolations];  // in the order found; severities vary
   DLCObservation observation{};          // filled as far as the level allowed
   const Violation* first_must() const noexcept;
+  // The first MUST violation of a rule that binds consumers too; nullptr when every MUST
+  // violation binds producers only (DEV-2): a consumer may take such a tensor.
+  const Violation* first_consumer_must() const noexcept;
   // The first violation that a consumer refusing at `strict` level refuses: MUST, or SHOULD too.
   const Violation* first_refusal(bool strict) const noexcept;
 };

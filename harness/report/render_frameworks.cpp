@@ -34,21 +34,9 @@ bool is_finding(const CaseResult& c) {
          c.expected == Expectation::pass;
 }
 
-// The framework a finding is about: the producer for what it hands over or answers (exports to
-// dlconform's consumer, negotiation, the C exchange API, a refusal of the wrong type), else the
-// consumer.
+// The framework a finding is about: the case's blamed role (judge/blame.h).
 const PartyRef& at_fault(const CaseResult& c) {
-  static const char* const kProducerClasses[] = {
-      "producer-violation",      "refusal-not-buffer-error", "not-a-capsule",
-      "no-stream-keyword",       "old-dlpack-signature",     "malformed-device-answer",
-      "unexpected-exception"};
-  bool producer = c.scenario == "negotiation" || c.scenario == "xapi" ||
-                  c.consumer.name.rfind("dlconform-", 0) == 0;  // dlconform's consumer or caller
-  for (const char* cls : kProducerClasses) producer = producer || c.finding_class == cls;
-  // A refusal of the wrong type is the refuser's: the producer's for a dl_device it cannot serve
-  // (STRM-3), the consumer's for a device it cannot read (DEV-3).
-  producer = producer || (c.finding_class == "wrong-refusal-exception" && c.rule_id == "STRM-3");
-  return producer ? c.producer : c.consumer;
+  return c.role == "producer" ? c.producer : c.consumer;
 }
 
 // The "[repro: a.py b.py]" of a suppression reason, as links; the reason without it.

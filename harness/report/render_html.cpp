@@ -489,6 +489,19 @@ std::string render_html(const RunInfo& info, const std::vector<CaseResult>& case
       }
       o += "</tbody></table></details>\n";
     }
+    if (!info.suppressions.empty()) {
+      // Every suppression entry: the classes and role it hides, and how many cases.
+      o += "<details class=\"plugins\"><summary>suppression entries</summary><table "
+           "class=\"list\"><thead><tr><th>entry</th><th>where</th><th>cases</th>"
+           "<th>classes matched</th><th>first case</th></tr></thead><tbody>";
+      for (const SuppressionUse& u : info.suppressions) {
+        const std::string classes = report::matched_classes(u, "not named: ");
+        o += "<tr><td>" + xml_escape(u.entry) + "</td><td>" + xml_escape(u.where) + "</td><td>" +
+             std::to_string(u.matched) + "</td><td>" + xml_escape(classes) + "</td><td>" +
+             (u.cases.empty() ? "" : xml_escape(u.cases.front())) + "</td></tr>";
+      }
+      o += "</tbody></table></details>\n";
+    }
     for (const std::string& n : info.notes) o += "<p class=\"note\">" + xml_escape(n) + "</p>\n";
     o += "</main>\n";
 

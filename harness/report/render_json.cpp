@@ -53,6 +53,32 @@ std::string render_json(const RunInfo& info, const std::vector<CaseResult>& case
     w.end_object();
     w.end_object();
 
+    // Every suppression entry and what it matched: its classes (with the role) and its cases.
+    w.key("suppressions").begin_array();
+    for (const SuppressionUse& u : info.suppressions) {
+      w.begin_object();
+      w.key("where").value(u.where).key("entry").value(u.entry);
+      w.key("form").value(u.old_form ? "old" : "new");
+      w.key("matched").value(u.matched);
+      if (u.stale) w.key("stale").value(true);
+      w.key("classes").begin_object();
+      for (const auto& [cls, n] : u.classes) w.key(cls).value(n);
+      w.end_object();
+      if (!u.unnamed.empty()) {
+        w.key("unnamed_classes").begin_object();
+        for (const auto& [cls, n] : u.unnamed) w.key(cls).value(n);
+        w.end_object();
+        w.key("unnamed_cases").begin_array();
+        for (const std::string& id : u.unnamed_cases) w.value(id);
+        w.end_array();
+      }
+      w.key("cases").begin_array();
+      for (const std::string& id : u.cases) w.value(id);
+      w.end_array();
+      w.end_object();
+    }
+    w.end_array();
+
     w.key("cases").begin_array();
     for (const CaseResult& c : cases) {
       w.begin_object();
@@ -71,10 +97,11 @@ std::string render_json(const RunInfo& info, const std::vector<CaseResult>& case
       w.key("expected_class").value(c.expected_class);
       w.key("expected_rule").value(c.expected_rule);
       w.key("rule_id").value(c.rule_id);
+      if (!c.role.empty()) w.key("role").value(c.role);
       w.key("severity").value(c.severity);
       w.key("detail").value(c.detail);
       w.key("known").value(c.known);
-      if (c.known) w.key("known_reason").value(c.known_reason);
+      if (c.known) w.key("known_reason").value(c.known_reason).key("known_by").value(c.known_by);
       if (c.unavailable) w.key("unavailable").value(true);
       w.key("as_expected").value(c.as_expected());
       if (info.details) w.key("seconds").value(c.seconds);

@@ -140,6 +140,21 @@ void rules_cited(const std::vector<CaseResult>& cases, std::string* o) {
   }
 }
 
+// Every suppression entry: what it hides (class and role), how many cases, the first of them.
+void suppressions(const RunInfo& info, std::string* o) {
+  if (info.suppressions.empty()) return;
+  *o += "\n## Suppression entries\n\nEvery entry of the suppression files, with the finding "
+        "classes (and the role of the party blamed) and the cases it marked known. An entry that "
+        "meets a class it does not name is an error: those cases stay unexpected.\n\n"
+        "| entry | where | cases | classes matched | first case |\n|---|---|--:|---|---|\n";
+  for (const SuppressionUse& u : info.suppressions) {
+    const std::string classes = report::matched_classes(u, "❌ not named: ");
+    *o += "| " + markdown_escape(u.entry) + " | " + markdown_escape(u.where) + " | " +
+          std::to_string(u.matched) + " | " + markdown_escape(classes) + " | " +
+          (u.cases.empty() ? "" : markdown_escape(u.cases.front())) + " |\n";
+  }
+}
+
 void notes(const RunInfo& info, std::string* o) {
   if (info.notes.empty()) return;
   *o += "\n## Notes\n\n";
@@ -157,6 +172,7 @@ std::string render_markdown(const RunInfo& info, const std::vector<CaseResult>& 
     unexpected_list(cases, &o);
     rules_cited(cases, &o);
     parties(info, cases, &o);
+    suppressions(info, &o);
     return o;
   } catch (...) {  // std::bad_alloc: nothing sensible can be written
     return {};

@@ -298,4 +298,18 @@ JsonWriter& JsonWriter::value(bool b) { return raw_value(b ? "true" : "false"); 
 
 JsonWriter& JsonWriter::value(double d) { return raw_value(json_number(d)); }
 
+std::string matched_classes(const SuppressionUse& u, const char* unnamed_mark) {
+  std::string text;
+  for (const auto& [cls, n] : u.classes) {
+    text += (text.empty() ? "" : ", ") + cls + " (" + std::to_string(n) + ")";
+  }
+  for (const auto& [cls, n] : u.unnamed) {
+    text += (text.empty() ? "" : ", ") + std::string(unnamed_mark) + cls + " (" +
+            std::to_string(n) + ")";
+  }
+  if (u.stale) text += std::string(text.empty() ? "" : "; ") + "stale: matched nothing";
+  if (u.old_form) text += std::string(text.empty() ? "" : "; ") + "old form";
+  return text;
+}
+
 }  // namespace dlc::report

@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "result.h"
+
 namespace dlc::report {
 
 // `raw` with every maximal invalid UTF-8 subsequence replaced by U+FFFD (the Unicode
@@ -50,6 +52,10 @@ std::string human_duration(double seconds);
 // Builds one JSON document. Containers opened at a depth below `expanded_depth` put each
 // member on its own line; deeper ones stay on one line, so a report has one case per line and
 // diffs well. Misuse (a value where a key is due) is a programming error caught by assert().
+// What a suppression entry matched, for a report cell: "crash consumer (12), ..."; the classes
+// it met but does not name after `unnamed_mark` ("❌ not named: "), "stale", "old form".
+std::string matched_classes(const SuppressionUse& u, const char* unnamed_mark);
+
 class JsonWriter {
  public:
   explicit JsonWriter(int expanded_depth = 2) : expanded_depth_(expanded_depth) {}

@@ -35,6 +35,7 @@ void finish(CaseRecord* out, Verdict verdict, const Finding& f, const char* deta
   out->verdict = verdict;
   out->cls = f.cls;
   out->rule = f.rule;
+  out->role = f.role;
   SafeText(out->detail, sizeof out->detail).add(f.any() ? f.words : detail);
 }
 
@@ -82,9 +83,16 @@ bool create_plugin_states(std::vector<Participant>& participants, std::string* e
   return true;
 }
 
+Role role_of(Party party) noexcept {
+  return party == Party::producer   ? Role::producer
+         : party == Party::consumer ? Role::consumer
+                                    : Role::none;
+}
+
 void to_result(const CaseRecord& record, CaseResult* r) {
   r->verdict = record.verdict;
   r->finding_class = name_of(record.cls);
+  r->role = record.cls == FindingClass::none ? "" : to_string(record.role);
   r->rule_id = id_of(record.rule);
   r->detail = record.detail;
   if (record.expectation_settled) r->expected = record.settled;
@@ -148,6 +156,7 @@ void run_exchange(const std::vector<Participant>& participants, const CaseDef& c
       f.set(FindingClass::plugin_error)
           .add(consumer->label.c_str()).add(": ask() failed with code ").num(ask_rc).add(": ")
           .add(ask_error);
+      f.role = Role::consumer;
       done(Verdict::fail, "");
       return;
     }
@@ -332,6 +341,13 @@ void run_exchange(const std::vector<Participant>& participants, const CaseDef& c
     imp.consumer_label = consumer_label;
     judge_import(imp, &f);
   }
+  // An INFO observation of the import (a tensor breaking a producers-only rule, read right) must
+  // not hide what the ownership checks find: it is kept aside and reported only if they are clean.
+  Finding import_note;
+  if (f.any() && !f.fails()) {
+    import_note = f;
+    f.clear();
+  }
   if (!f.any()) {
     alloc_track::Summary summary;
     alloc_track::end_case(&summary);
@@ -362,7 +378,7 @@ void run_exchange(const std::vector<Participant>& participants, const CaseDef& c
     done(Verdict::fail, "");
     return;
   }
-  if (!f.any()) f = handoff_note;
+  if (!f.any()) f = import_note.any() ? import_note : handoff_note;
   if (f.cls == FindingClass::read_only_exported_legacy && c.result.expected == Expectation::skip) {
     out->expectation_settled = true;
     out->settled = Expectation::pass;

@@ -10,6 +10,7 @@
 
 #include "finding.h"
 #include "host.h"
+#include "phase.h"
 #include "plan.h"
 
 namespace dlc {
@@ -19,6 +20,8 @@ struct CaseRecord {
   Verdict verdict = Verdict::skip;
   FindingClass cls = FindingClass::none;
   Rule rule = Rule::none;
+  Role role = Role::none;        // the party the finding is about
+  unsigned char phase_party = 0;  // the Party whose code ran last (phase.h's mirror)
   uint32_t micros = 0;
   // The outcome settled what the rules expect, where the plan could not know it: a declined wish
   // for a representation the producer does not declare is n/a (skip); immutable data exported
@@ -42,6 +45,9 @@ struct CaseContext {
   Rule rule = Rule::none;
 };
 extern CaseContext g_case_context;
+
+// The role of a Party (phase.h): the party whose code ran.
+Role role_of(Party party) noexcept;
 
 // Copies a record into the report's model.
 void to_result(const CaseRecord& record, CaseResult* result);

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "blame.h"
 #include "dlc_config.h"
 #include "profile.h"
 #include "shell_quote.h"
@@ -180,8 +181,10 @@ bool parse_framework_record(const std::string& line, CaseResult* out) {
   // findings are suppressed with reasons, per environment).
   // A producer's refusal the rules call for (a legacy struct cannot say READ_ONLY) is not the
   // consumer's to answer for: it is a skip, as expected.
+  // So is a case whose values nobody could read ("not judged: ..."): never a judged pass.
   const bool producer_refused = r.verdict == Verdict::skip &&
-                                (f[11].rfind("producer refused", 0) == 0 || f[11].rfind("n/a", 0) == 0);
+                                (f[11].rfind("producer refused", 0) == 0 ||
+                                 f[11].rfind("n/a", 0) == 0 || f[11].rfind("not judged", 0) == 0);
   r.expected = producer_refused ||
                        (f[0].size() > 12 && f[0].compare(f[0].size() - 12, 12, "/unavailable") == 0)
                    ? Expectation::skip
@@ -190,6 +193,7 @@ bool parse_framework_record(const std::string& line, CaseResult* out) {
   r.rule_id = f[9];
   r.severity = f[10];
   r.detail = f[11];
+  r.role = to_string(infer_role(r));
   *out = std::move(r);
   return true;
 }

@@ -23,6 +23,13 @@ TEST_CASE("frameworks: a case record is parsed, a malformed one refused", "[unit
   CHECK(r.rule_id == "FLAG-1b");
   CHECK(r.severity == "SHOULD");
   CHECK(r.detail == "words");
+  CHECK(r.role == "producer");  // dlconform's own consumer is never the one blamed
+  // A case whose values nobody could read is a skip of its own, never a judged pass.
+  dlc::CaseResult unread;
+  REQUIRE(dlc::parse_framework_record(
+      "id\tpairs\ta\ta@1\tb\tb@2\tt\tskip\t\t\t\tnot judged: values not read", &unread));
+  CHECK(unread.expected == dlc::Expectation::skip);
+  CHECK(unread.as_expected());
   dlc::CaseResult pass;
   REQUIRE(dlc::parse_framework_record("id\tpairs\ta\ta@1\tb\tb@2\tt\tpass\t\t\t\tok", &pass));
   CHECK(pass.finding_class.empty());

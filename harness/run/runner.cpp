@@ -121,12 +121,14 @@ void on_fault(int sig, siginfo_t* info, void* context) {
     facts.case_rule = g_case_context.rule;
     facts.where = g_phase.where;
     facts.plugin = g_phase.plugin;
+    facts.role = role_of(g_phase.party);
     Finding f;
     judge_fault(facts, &f);
     CaseRecord& r = g_records[i];
     r.verdict = Verdict::crash;
     r.cls = f.cls;
     r.rule = f.rule;
+    r.role = f.role;
     SafeText(r.detail, sizeof r.detail).add(signal_name(sig)).add(": ").add(f.words);
     mark_done(r, *g_done);
   }
@@ -176,9 +178,11 @@ void judge_dead_case(const std::vector<Participant>& participants, const CaseDef
                 WIFEXITED(status) ? WEXITSTATUS(status) : 0, killed_for_timeout, timeout_seconds,
                 words.c_str(), tensor_catalogue()[c.tensor].rule, &f);
     r->verdict = killed_for_timeout ? Verdict::timeout : Verdict::crash;
+    f.role = role_of(static_cast<Party>(r->phase_party));  // whose code ran when it died
   }
   r->cls = f.cls;
   r->rule = f.rule;
+  r->role = f.role;
   SafeText(r->detail, sizeof r->detail).add(f.words);
 }
 
@@ -220,7 +224,7 @@ void run_in_child(const std::vector<Participant>& participants, const CaseDef& c
   WorkerSlot& my = shared->slots[slot];
   alloc_track::set_live_summary(&my.live);
   // A device runtime does not survive a fork, and a context per case costs the driver's
-  // serialised context creation (about 0.2 s on an H200, so a ceiling of ~5 cases/s however many
+  // serialised context creation (about 0.14 s on an H200, so a ceiling of ~7 cases/s however many
   // workers): a worker keeps the runtime its first device case starts for the next ones.
   bool device_started = false;
   for (;;) {
@@ -230,6 +234,7 @@ void run_in_child(const std::vector<Participant>& participants, const CaseDef& c
     my.started_ns.store(now_ns());
     my.current.store(i);
     g_current_case = i;
+    g_party_mirror = &records[i].phase_party;
     const CaseDef c = def_of(specs[i]);
     const bool broken = specs[i].expected == Expectation::broken;
     const bool device = specs[i].spec.isolated && specs[i].spec.unavailable_party < 0;

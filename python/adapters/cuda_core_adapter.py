@@ -44,7 +44,8 @@ class CudaCore(Framework):
 
     def import_(self, obj, **keywords):
         if keywords:
-            raise TypeError(f"StridedMemoryView takes no {', '.join(keywords)}")
+            # The adapter cannot express the request: n/a, never a refusal of cuda.core's.
+            raise Unsupported(f"StridedMemoryView takes no {', '.join(keywords)}")
         self.start()
         return self.View(obj, stream_ptr=int(self.own_stream.handle))
 
