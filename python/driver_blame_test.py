@@ -166,6 +166,12 @@ def fake(kind, cls=Fake):
     return fw
 
 
+def pair_verdict(producer, consumer):
+    """The verdict of a 3-element float32 array of `producer` imported by `consumer`."""
+    return verdict(drv.pair(producer, lambda: producer.from_np(np.ones(3, "float32")), consumer,
+                            "LAY-1"), producer, consumer)
+
+
 def verdict(body, *parties):
     """(verdict, class, rule, severity, detail) of a case body, as a worker runs it."""
     return tuple(run_case(Case("id", "test", "p", "v", "c", "v", "t", body, "", parties)))
@@ -197,14 +203,12 @@ def test_library_faults():
           f"a pair with a producer answering no capsule is the producer's not-a-capsule: {got}")
     consumer = fake(Good, DeviceFirst)
     fw = fake(DeviceRaises)
-    got = verdict(drv.pair(fw, lambda: fw.from_np(np.ones(3, "float32")), consumer, "LAY-1"),
-                  fw, consumer)
+    got = pair_verdict(fw, consumer)
     check(got[:3] == ("fail", "unexpected-exception", "DEV-1") and "failed on it" in got[4],
           f"a pair whose consumer fails on the producer's __dlpack_device__ raising is the "
           f"producer's unexpected-exception: {got}")
     fw = fake(DeviceMalformed)  # the consumer may refuse for its own reasons: words only
-    got = verdict(drv.pair(fw, lambda: fw.from_np(np.ones(3, "float32")), consumer, "LAY-1"),
-                  fw, consumer)
+    got = pair_verdict(fw, consumer)
     check(got[0] == "pass" and "__dlpack_device__() answered ('cpu', 0)" in got[4],
           f"a refusal after a malformed device answer says what the producer answered: {got}")
 
@@ -227,8 +231,7 @@ def test_cause():
     """A refusal caused by the other party's invalid request is not the refuser's finding, one
     function judges a refusal wherever it is asked, and an adapter's exception is its own."""
     fw, consumer = fake(StreamRefuser), fake(Good, StreamFive)
-    got = verdict(drv.pair(fw, lambda: fw.from_np(np.ones(3, "float32")), consumer, "LAY-1"),
-                  fw, consumer)
+    got = pair_verdict(fw, consumer)
     check(got[:3] == ("fail", "stream-on-cpu", "STRM-1") and "stream=5" in got[4],
           f"a CPU producer's ValueError for a consumer's stream is the consumer's STRM-1: {got}")
     fw = fake(CopyRefuser)
@@ -237,13 +240,11 @@ def test_cause():
     check(got[:3] == ("fail", "producer-violation", "STRM-4"),
           f"BufferError for copy=True on the array's own device is STRM-4: {got}")
     fw, consumer = fake(Good), fake(Good, RefusesItself)
-    got = verdict(drv.pair(fw, lambda: fw.from_np(np.ones(3, "float32")), consumer, "LAY-1"),
-                  fw, consumer)
+    got = pair_verdict(fw, consumer)
     check(got[:2] == ("fail", "plugin-error") and "RefusesItself" in got[4],
           f"an adapter's own raise is its plugin-error, never the library's refusal: {got}")
     consumer = fake(Good, UnsupportedKeyword)
-    got = verdict(drv.pair(fw, lambda: fw.from_np(np.ones(3, "float32")), consumer, "LAY-1"),
-                  fw, consumer)
+    got = pair_verdict(fw, consumer)
     check(got[0] == "skip" and got[4].startswith("n/a") and "takes no device" in got[4],
           f"an adapter that cannot express a request says Unsupported: n/a, no refusal: {got}")
 
@@ -281,13 +282,11 @@ def test_signature():
     got = verdict(drv.negotiation(numpy_fw, stream), numpy_fw)
     check(got[0] == "pass" and got[1] == "", f"NumPy's stream=None passes: {got}")
     fw, consumer = fake(NoStream), fake(Good, StreamConsumer)
-    got = verdict(drv.pair(fw, lambda: fw.from_np(np.ones(3, "float32")), consumer, "LAY-1"),
-                  fw, consumer)
+    got = pair_verdict(fw, consumer)
     check(got[:3] == ("fail", "no-stream-keyword", "VER-4") and "stream=None" in got[4],
           f"a pair whose consumer passes stream=None shows the exporter's signature: {got}")
     fw = fake(Good)
-    got = verdict(drv.pair(fw, lambda: fw.from_np(np.ones(3, "float32")), consumer, "LAY-1"),
-                  fw, consumer)
+    got = pair_verdict(fw, consumer)
     check(got[0] == "pass", f"the same pair with stream passes: {got}")
 
 

@@ -1,11 +1,15 @@
 #include "frameworks.h"
 
+#include <poll.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -237,13 +241,28 @@ bool find_driver(std::string* module_dir, std::string* script, std::string* erro
   return true;
 }
 
-// Runs the driver once in `python` and collects its records. `label` names the run in errors;
-// `variables` is what the environment needs set (environment_prefix), "" for none.
-bool run_driver(const std::string& label, const std::string& env_name, const std::string& python,
-                const std::string& variables, const std::string& extra_args,
-                const std::string& module_dir,
-                const std::string& script, const std::string& producers_dir, double timeout,
-                std::vector<CaseResult>* out, RunInfo* info, std::string* error) {
+// One run of the driver in one environment: its command, its pipe, and what it printed so far.
+struct DriverRun {
+  std::string label;     // names the run in errors: "--framework frameworks"
+  std::string env_name;  // the driver's --env
+  std::string python;
+  std::string command;
+  FILE* pipe = nullptr;
+  std::string pending;  // the start of a line not ended yet
+  std::vector<CaseResult> cases;
+  RunInfo info;  // its parties and notes
+  std::string bad, fatal;
+  bool done = false;  // the driver has exited ...
+  int exit_status = 0;  // ... with this status (pclose's)
+  std::string unavailable_why;  // the environment cannot run here: no driver, one note
+};
+
+// The driver's command line in `python`; `variables` is what the environment needs set
+// (environment_prefix), "" for none.
+std::string driver_command(const std::string& env_name, const std::string& python,
+                           const std::string& variables, const std::string& extra_args,
+                           const std::string& module_dir, const std::string& script,
+                           const std::string& producers_dir, double timeout) {
   // A sanitized bridge runs in an unsanitized interpreter with the runtimes preloaded; Python
   // and the frameworks keep memory until exit, and mismatch their own new[]/delete, which is
   // not ours to report.
@@ -257,64 +276,157 @@ bool run_driver(const std::string& label, const std::string& env_name, const std
   const char* user_path = std::getenv("PYTHONPATH");
   const std::string python_path =
       module_dir + (user_path != nullptr && *user_path != '\0' ? ":" + std::string(user_path) : "");
-  const std::string command =
-      preload + variables + "PYTHONPATH=" + shell_quote(python_path) +
-      " PYTHONDONTWRITEBYTECODE=1 TF_CPP_MIN_LOG_LEVEL=3 " + shell_quote(python) + " " +
-      shell_quote(script) + " --env " + shell_quote(env_name) + " --producers " +
-      shell_quote(producers_dir) + " --timeout " + std::to_string(timeout) + extra_args;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) {
-    *error = label + ": cannot run " + command;
+  return preload + variables + "PYTHONPATH=" + shell_quote(python_path) +
+         " PYTHONDONTWRITEBYTECODE=1 TF_CPP_MIN_LOG_LEVEL=3 " + shell_quote(python) + " " +
+         shell_quote(script) + " --env " + shell_quote(env_name) + " --producers " +
+         shell_quote(producers_dir) + " --timeout " + std::to_string(timeout) + extra_args;
+}
+
+// One line the driver printed: a case, a party, a note, or its fatal error.
+void take_line(DriverRun& d, const std::string& line) {
+  CaseResult r;
+  if (line.rfind("case\t", 0) == 0 && parse_framework_record(line.substr(5), &r)) {
+    d.cases.push_back(std::move(r));
+  } else if (line.rfind("party\t", 0) == 0) {
+    const std::vector<std::string> f = split_tabs(line.substr(6));
+    if (f.size() == 3) d.info.parties.push_back(PartyInfo{f[0], f[1], f[2], d.python, false});
+    else if (d.bad.empty()) d.bad = line.substr(0, 200);
+  } else if (line.rfind("note\t", 0) == 0) {
+    d.info.notes.push_back(line.substr(5));
+  } else if (line.rfind("fatal\t", 0) == 0) {
+    d.fatal = line.substr(6);
+  } else if (d.bad.empty()) {
+    d.bad = line.substr(0, 200);
+  }
+}
+
+// Reads what the driver has printed; false once it has closed its output.
+bool read_driver(DriverRun& d) {
+  char buffer[65536];
+  const ssize_t n = read(fileno(d.pipe), buffer, sizeof buffer);
+  if (n < 0 && errno == EINTR) return true;
+  if (n <= 0) return false;
+  d.pending.append(buffer, static_cast<size_t>(n));
+  size_t start = 0;
+  for (size_t end; (end = d.pending.find('\n', start)) != std::string::npos; start = end + 1) {
+    take_line(d, d.pending.substr(start, end - start));
+  }
+  d.pending.erase(0, start);
+  return true;
+}
+
+// After the driver has exited: its verdict on the run, and its cases (sorted by id: workers
+// finish in any order) appended to `out`.
+bool finish_driver(DriverRun& d, int status, const std::string& script,
+                   std::vector<CaseResult>* out, RunInfo* info, std::string* error) {
+  if (!d.unavailable_why.empty()) {
+    out->push_back(unavailable(d.env_name, d.unavailable_why));
+    info->notes.push_back(d.unavailable_why);
+    return true;
+  }
+  if (!d.pending.empty()) take_line(d, d.pending);
+  if (!d.fatal.empty()) {
+    *error = d.label + ": " + d.fatal;
     return false;
   }
-  std::string line, bad, fatal;
-  char buffer[8192];
-  size_t cases = 0;
-  const size_t first = out->size();
-  while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) {
-    line += buffer;
-    if (line.empty() || line.back() != '\n') continue;
-    line.pop_back();
-    CaseResult r;
-    if (line.rfind("case\t", 0) == 0 && parse_framework_record(line.substr(5), &r)) {
-      out->push_back(std::move(r));
-      ++cases;
-    } else if (line.rfind("party\t", 0) == 0) {
-      const std::vector<std::string> f = split_tabs(line.substr(6));
-      if (f.size() == 3) info->parties.push_back(PartyInfo{f[0], f[1], f[2], python, false});
-      else if (bad.empty()) bad = line.substr(0, 200);
-    } else if (line.rfind("note\t", 0) == 0) {
-      info->notes.push_back(line.substr(5));
-    } else if (line.rfind("fatal\t", 0) == 0) {
-      fatal = line.substr(6);
-    } else if (bad.empty()) {
-      bad = line.substr(0, 200);
-    }
-    line.clear();
-  }
-  const int status = pclose(pipe);
-  if (!fatal.empty()) {
-    *error = label + ": " + fatal;
-    return false;
-  }
-  if (!bad.empty()) {
-    *error = label + ": expected records from " + script + " but found: " + bad;
+  if (!d.bad.empty()) {
+    *error = d.label + ": expected records from " + script + " but found: " + d.bad;
     return false;
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    *error = label + ": " + script + " failed (exit " +
+    *error = d.label + ": " + script + " failed (exit " +
              std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + ", see above)";
     return false;
   }
-  // Workers finish in any order; reports list cases by id.
-  std::sort(out->begin() + static_cast<std::ptrdiff_t>(first), out->end(),
+  std::sort(d.cases.begin(), d.cases.end(),
             [](const CaseResult& a, const CaseResult& b) { return a.id < b.id; });
-  if (cases == 0) {
-    const std::string why = label + " ran no case";
-    out->push_back(unavailable(env_name, why));
+  const bool none = d.cases.empty();
+  for (CaseResult& r : d.cases) out->push_back(std::move(r));
+  for (PartyInfo& p : d.info.parties) info->parties.push_back(std::move(p));
+  for (std::string& n : d.info.notes) info->notes.push_back(std::move(n));
+  if (none) {
+    const std::string why = d.label + " ran no case";
+    out->push_back(unavailable(d.env_name, why));
     info->notes.push_back(why);
   }
   return true;
+}
+
+// How many environments' drivers run at once: their start (interpreter, framework imports,
+// probes) is serial work on one core each, so two at a time halve it on a 2-core machine; more
+// would multiply the memory (each holds its frameworks, 1 to 2 GB). $DLCONFORM_ENVS_AT_ONCE
+// (1 to 8) sets another number: 1 for a machine short of memory, or to measure the difference.
+// 0 (and `error`) when it says something else.
+size_t environments_at_once(std::string* error) {
+  const char* text = std::getenv("DLCONFORM_ENVS_AT_ONCE");
+  if (text == nullptr || *text == '\0') return 2;
+  char* end = nullptr;
+  const long n = std::strtol(text, &end, 10);
+  if (*end != '\0' || n < 1 || n > 8) {
+    *error = std::string("DLCONFORM_ENVS_AT_ONCE: expected a number of environments from 1 to "
+                         "8 but found '") + text + "'";
+    return 0;
+  }
+  return static_cast<size_t>(n);
+}
+
+// Runs every driver of `runs`, environments_at_once() at a time, and collects their records in the
+// order of `runs`, whatever order they finish in; `done` is called for each run, in that order,
+// once its cases are in `out`.
+bool run_drivers(std::vector<DriverRun>& runs, const std::string& script,
+                 std::vector<CaseResult>* out, RunInfo* info, std::string* error,
+                 const std::function<void(const std::string&)>& done) {
+  const size_t at_once = environments_at_once(error);
+  if (at_once == 0) return false;
+  size_t next = 0, collected = 0;
+  std::vector<size_t> running;
+  bool ok = true;
+  auto start = [&](DriverRun& d) {
+    std::fflush(nullptr);  // no buffered output of ours written twice by the child
+    d.pipe = popen(d.command.c_str(), "r");
+    if (d.pipe == nullptr) {
+      *error = d.label + ": cannot run " + d.command;
+      return false;
+    }
+    return true;
+  };
+  while (ok && (collected < runs.size())) {
+    while (ok && next < runs.size() && running.size() < at_once) {
+      if (runs[next].done) {  // nothing to run (unavailable here)
+        ++next;
+        continue;
+      }
+      ok = start(runs[next]);
+      if (ok) running.push_back(next++);
+    }
+    if (!ok) break;
+    std::vector<pollfd> fds;
+    for (size_t i : running) fds.push_back(pollfd{fileno(runs[i].pipe), POLLIN, 0});
+    if (!fds.empty() && poll(fds.data(), fds.size(), -1) < 0 && errno != EINTR) {
+      *error = std::string("--framework: poll: ") + std::strerror(errno);
+      ok = false;
+      break;
+    }
+    for (size_t k = fds.size(); k-- > 0;) {
+      if (fds[k].revents == 0) continue;
+      DriverRun& d = runs[running[k]];
+      if (read_driver(d)) continue;
+      d.exit_status = pclose(d.pipe);
+      d.pipe = nullptr;
+      d.done = true;
+      running.erase(running.begin() + static_cast<std::ptrdiff_t>(k));
+    }
+    // The records wait until every run before them is in: the order stays `runs`'.
+    for (; ok && collected < runs.size() && runs[collected].done; ++collected) {
+      DriverRun& c = runs[collected];
+      ok = finish_driver(c, c.exit_status, script, out, info, error);
+      if (ok && done) done(c.env_name);
+    }
+  }
+  for (size_t i : running) {  // a failed start or a failed run: the others go too
+    if (runs[i].pipe != nullptr) pclose(runs[i].pipe);
+  }
+  return ok;
 }
 
 // The driver's --filter: the cases it leaves out never run.
@@ -344,20 +456,23 @@ bool run_framework_cases(const std::vector<std::string>& requested,
     }
   }
   if (!check_framework_envs(envs, error)) return false;
-  for (const std::string& name : envs) {
-    const FrameworkEnv env = resolve_framework_env(name);
+  std::vector<DriverRun> runs(envs.size());
+  for (size_t i = 0; i < envs.size(); ++i) {
+    const FrameworkEnv env = resolve_framework_env(envs[i]);
+    DriverRun& d = runs[i];
+    d.label = "--framework " + envs[i];
+    d.env_name = envs[i];
+    d.python = env.python;
     if (env.python.empty()) {
-      out->push_back(unavailable(name, env.why));
-      info->notes.push_back(env.why);
-    } else if (!run_driver("--framework " + name, name, env.python,
-                           environment_prefix(env.environment), filter_argument(filter),
-                           module_dir, script,
-                           producers_dir, timeout, out, info, error)) {
-      return false;
+      d.unavailable_why = env.why;
+      d.done = true;
+    } else {
+      d.command = driver_command(envs[i], env.python, environment_prefix(env.environment),
+                                 filter_argument(filter), module_dir, script, producers_dir,
+                                 timeout);
     }
-    if (env_done) env_done(name);
   }
-  return true;
+  return run_drivers(runs, script, out, info, error, env_done);
 }
 
 bool check_library_run(LibraryRun* run, std::string* error) {
@@ -426,8 +541,13 @@ bool run_library_cases(const LibraryRun& run, const std::string& producers_dir, 
     args += " --adapter " + shell_quote(fs::absolute(path, ec).string());
   }
   args += filter_argument(filter);
-  return run_driver(run.adapters.empty() ? "--module" : "--adapter", "module", run.python, "",
-                    args, module_dir, script, producers_dir, timeout, out, info, error);
+  std::vector<DriverRun> runs(1);
+  runs[0].label = run.adapters.empty() ? "--module" : "--adapter";
+  runs[0].env_name = "module";
+  runs[0].python = run.python;
+  runs[0].command = driver_command("module", run.python, "", args, module_dir, script,
+                                   producers_dir, timeout);
+  return run_drivers(runs, script, out, info, error, nullptr);
 }
 
 }  // namespace dlc
