@@ -252,6 +252,63 @@ def read_through_export(fw, value):
     return seen if seen.get("accepted") else None
 
 
+class UsedCapsuleHolder:
+    """One capsule behind __dlpack__, handed out at every call: once a first import has consumed
+    it, a second from_dlpack meets the used capsule."""
+    def __init__(self, capsule):
+        self.capsule = capsule
+
+    def __dlpack__(self, **keywords):
+        return self.capsule
+
+    def __dlpack_device__(self):
+        return (1, 0)
+
+
+def used_capsule(fw, producer_path, versioned, api=None):
+    """A capsule fw consumed once, handed to it again (its from_dlpack, or its capsule API
+    `api`): it must refuse it, without a crash and without a second deleter call (LIFE-8; CuPy
+    tests it "to prevent a segfault")."""
+    def body():
+        mock = bridge.MockTensor(producer_path, "f32_8x8")
+        capsule = mock.__dlpack__(max_version=(1, 3)) if versioned else mock.__dlpack__()
+        holder = UsedCapsuleHolder(capsule)
+
+        def take():
+            return fw.capsule_imports[api](capsule) if api else fw.import_(holder)
+        try:
+            first = take()
+        except Exception as e:
+            if adapter_raised(e, (fw,)):
+                raise
+            return ("skip", "", "", "", f"n/a: {fw.label} refused the capsule the first time: "
+                    f"{clean(error_words(e))[:160]}")
+        error = None
+        try:
+            again = take()
+        except Exception as e:
+            if adapter_raised(e, (fw,)):
+                raise
+            error = error_words(e)
+        else:
+            del again
+        del first, holder, capsule
+        settle(mock)
+        calls = mock.deleter_calls()
+        if error is None:
+            return outcome(bridge.make_finding(
+                "accepted-invalid", "LIFE-8", f"expected {fw.label} to refuse a capsule it had "
+                f"consumed already but it imported it again (deleter calls: {calls})"), "")
+        if calls != 1:
+            return outcome(bridge.make_finding(
+                "deleter-never-called" if calls == 0 else "deleter-called-twice", "LIFE-3",
+                f"expected one deleter call after {fw.label} took a capsule once and refused it "
+                f"the second time but found {calls}"), "")
+        return ("pass", "", "", "", f"refused the used capsule: {clean(error)[:160]}; deleter "
+                f"called once")
+    return body
+
+
 class CapsuleHolder:
     """A capsule from a capsule-only exporter (MXNet's to_dlpack_for_read) in the object form
     from_dlpack takes: the old __dlpack__ signature, so a consumer falls back (VER-5)."""
@@ -463,6 +520,7 @@ def negotiation(fw, ask):
     def body():
         value = fw.from_np(fw.np.ones((2, 2), "float32"))
         kwargs = dict(ask)
+        before = sys.getrefcount(value)
         try:
             capsule = value.__dlpack__(**kwargs)
         except TypeError as e:
@@ -485,8 +543,21 @@ def negotiation(fw, ask):
         if malformed is not None:
             return outcome(malformed, "")
         seen = bridge.negotiate(capsule, kwargs.get("max_version"), bool(kwargs.get("copy")))
-        return outcome(seen["finding"], seen["answer"])
+        if seen["finding"] is not None:
+            return outcome(seen["finding"], seen["answer"])
+        # The capsule is dropped unconsumed: its destructor must release the array (LIFE-2).
+        del capsule
+        if sys.getrefcount(value) > before:  # the collector only when needed (slow)
+            gc.collect()
+        leaked = sys.getrefcount(value) - before
+        if leaked > 0:
+            return outcome(bridge.make_finding(
+                "deleter-leaks", "LIFE-2", f"expected the capsule's destructor to release "
+                f"{fw.label}'s array when the capsule was dropped unconsumed but the array kept "
+                f"{leaked} more reference(s) ({seen['answer']})"), "")
+        return ("pass", "", "", "", f"{seen['answer']}; dropped unconsumed, the array released")
     return body
+
 
 
 def device_answer(fw):
@@ -612,6 +683,17 @@ def plan(frameworks, producers_dir, env):
                                           own, name,
                                           framework_imports(fw, path, t, profile, api, True),
                                           "LAY-3", (fw,)))
+        # A capsule consumed once, handed again: through from_dlpack and each capsule API.
+        path = producer_path_of("versioned-producer", "v1.3")
+        if fw.imports and path is not None and not on_device(fw):
+            for api in [None] + sorted(fw.capsule_imports):
+                for kind in ("legacy", "versioned"):
+                    name = f"used-capsule/{kind}" if api is None else f"{api}/used-capsule/{kind}"
+                    cases.append(Case(f"framework/{env}/versioned-producer@v1.3/{own}/{name}",
+                                      "framework", "versioned-producer", "v1.3",
+                                      fw.name.split(".")[0], own, name,
+                                      used_capsule(fw, path, kind == "versioned", api), "LIFE-8",
+                                      (fw,)))
         # 3. Negotiation, and the C exchange API where the type has one (a device framework's
         #    dl_device asks are dlconform_devices.py's).
         if fw.dunder:

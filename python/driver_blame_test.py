@@ -96,6 +96,17 @@ class CopyRefuser(Good):
         return super().__dlpack__(stream=stream)
 
 
+KEPT = []
+
+
+class KeepsItself(Good):
+    """A producer whose capsule keeps its array alive after the capsule is dropped (a reference
+    its exporter stores and never gives back)."""
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        KEPT.append(self)
+        return super().__dlpack__(stream=stream)
+
+
 class Fake(dlc.Framework):
     """An adapter of a fake library whose arrays are `kind` (any module to import: json)."""
     name = "json"
@@ -239,6 +250,13 @@ def test_cause():
     got = verdict(drv.negotiation(fw, ask), fw)
     check(got[:3] == ("fail", "producer-violation", "STRM-4"),
           f"BufferError for copy=True on the array's own device is STRM-4: {got}")
+    fw = fake(KeepsItself)
+    got = verdict(drv.negotiation(fw, ()), fw)
+    check(got[:3] == ("fail", "deleter-leaks", "LIFE-2") and "dropped unconsumed" in got[4],
+          f"a capsule dropped unconsumed that does not release its array is LIFE-2's: {got}")
+    got = verdict(drv.negotiation(fake(Good), ()), fake(Good))
+    check(got[0] == "pass" and "the array released" in got[4],
+          f"one that releases it passes, and says so: {got}")
     fw, consumer = fake(Good), fake(Good, RefusesItself)
     got = pair_verdict(fw, consumer)
     check(got[:2] == ("fail", "plugin-error") and "RefusesItself" in got[4],

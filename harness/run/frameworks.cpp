@@ -265,12 +265,14 @@ std::string driver_command(const std::string& env_name, const std::string& pytho
                            const std::string& producers_dir, double timeout) {
   // A sanitized bridge runs in an unsanitized interpreter with the runtimes preloaded; Python
   // and the frameworks keep memory until exit, and mismatch their own new[]/delete, which is
-  // not ours to report.
+  // not ours to report. The preloaded allocator must fail as libc's does: a framework asked for
+  // an impossible size (Paddle's 2**64 - 24 bytes for negative strides) gets NULL and raises
+  // MemoryError, instead of the sanitizer aborting the process for it.
   std::string preload = DLC_SANITIZER_PRELOAD;
   if (!preload.empty()) {
     preload = "LD_PRELOAD=" + shell_quote(preload) +
               " ASAN_OPTIONS=detect_leaks=0:handle_segv=0:handle_abort=0:"
-              "allow_user_segv_handler=1:alloc_dealloc_mismatch=0 ";
+              "allow_user_segv_handler=1:alloc_dealloc_mismatch=0:allocator_may_return_null=1 ";
   }
   // The user's PYTHONPATH stays behind the bridge's: a library under test may live there.
   const char* user_path = std::getenv("PYTHONPATH");

@@ -2,7 +2,10 @@
 so that a reproducer needs only the framework whose finding it shows.
 
   capsule(dtype, shape, strides=None, byte_offset=0, device=(1, 0), versioned=False,
-          null_deleter=False, null_data=False)     a "dltensor" (or "dltensor_versioned") capsule
+          null_deleter=False, null_data=False, guarded=False)
+                                                    a "dltensor" (or "dltensor_versioned") capsule;
+      guarded=True puts the struct alone in a page that its deleter makes unreadable, so that a
+      consumer touching it after the deleter ran dies on SIGSEGV instead of reading stale bytes
   Producer(..., legacy=False, answers_legacy=False) an object with __dlpack__/__dlpack_device__
       over such capsules: legacy=True has the old signature (a TypeError for max_version);
       answers_legacy=True takes max_version but answers with a legacy capsule, as a legacy
@@ -17,6 +20,7 @@ zero padding in front; data is 256-byte aligned, so that importers take it witho
 test tool, not an exporter for real use.
 """
 import ctypes
+import mmap
 
 __all__ = ["capsule", "Producer", "deleter_calls", "flags", "dtype_of", "strides_of"]
 
@@ -79,10 +83,19 @@ _alive = {}  # struct address -> everything the struct points into
 _calls = [0]
 
 
+_PAGE = mmap.PAGESIZE
+
+
 @DELETER
 def _deleter(address):
     _calls[0] += 1
-    _alive.pop(address, None)
+    kept = _alive.pop(address, None)
+    if kept is not None and isinstance(kept[-1], mmap.mmap):  # guarded: nothing may touch it now
+        _guarded_pages.append(kept[-1])  # the mapping stays, unreadable
+        ctypes.CDLL(None).mprotect(ctypes.c_void_p(address), ctypes.c_size_t(_PAGE), 0)
+
+
+_guarded_pages = []
 
 
 def deleter_calls():
@@ -94,7 +107,7 @@ def _dtype(dtype):
 
 
 def capsule(dtype="f32", shape=(8,), strides=None, byte_offset=0, device=(1, 0),
-            versioned=False, null_deleter=False, null_data=False):
+            versioned=False, null_deleter=False, null_data=False, guarded=False):
     code, bits, lanes = _dtype(dtype)
     ndim = len(shape)
     item = max(1, (bits * lanes + 7) // 8)
@@ -126,7 +139,9 @@ def capsule(dtype="f32", shape=(8,), strides=None, byte_offset=0, device=(1, 0),
                 scalar.from_address(first + (offset * lanes + lane) * (bits // 8)).value = value
     shape_array = (ctypes.c_int64 * max(1, ndim))(*shape)
     strides_array = (ctypes.c_int64 * max(1, ndim))(*strides) if strides is not None else None
-    managed = DLManagedTensorVersioned() if versioned else DLManagedTensor()
+    struct = DLManagedTensorVersioned if versioned else DLManagedTensor
+    page = mmap.mmap(-1, _PAGE) if guarded else None
+    managed = struct.from_buffer(page) if guarded else struct()
     t = managed.dl_tensor
     t.data = None if null_data else start
     t.device = DLDevice(*device)
@@ -139,7 +154,7 @@ def capsule(dtype="f32", shape=(8,), strides=None, byte_offset=0, device=(1, 0),
         managed.version = DLPackVersion(1, 3)
     managed.deleter = DELETER() if null_deleter else _deleter
     address = ctypes.addressof(managed)
-    _alive[address] = (managed, storage, shape_array, strides_array)
+    _alive[address] = (managed, storage, shape_array, strides_array) + ((page,) if guarded else ())
     return _capsule_new(address, _VERSIONED if versioned else _LEGACY, None)
 
 
