@@ -368,6 +368,19 @@ def element_reader(np, dtype_name):
     return float
 
 
+class DeviceFramework(Framework):
+    """A library whose arrays live on a device of its own (CuPy, dpnp): its runtime starts in
+    start() (the adapter's: it says when there is no device) before the first array is made, in a
+    worker, never at import; arrays come from NumPy data through asarray, views by its own
+    slicing and broadcast_to."""
+
+    def from_np(self, array):
+        self.start()
+        return self.module.asarray(array)
+
+    def view(self, value, kind):
+        return sliced_view(value, kind, self.module.broadcast_to)
+
 class ModuleAdapter(Framework):
     """Any module with the Array API's DLPack surface, judged by its name alone (--module NAME,
     DLCONFORM_MODULE): arrays made by asarray (else from_dlpack of a NumPy array), views by its

@@ -1,10 +1,10 @@
 """CuPy: an adapter of the interface in dlconform_adapter.py for CuPy's arrays (kDLCUDA), judged
 on a GPU machine (tools/gpu-check passes it with --adapter). The stream a consumer should pass
 is CuPy's current stream (STRM-1)."""
-from dlconform_adapter import COMMON, Framework, sliced_view
+from dlconform_adapter import COMMON, DeviceFramework
 
 
-class CuPy(Framework):
+class CuPy(DeviceFramework):
     name = "cupy"
     dtypes = COMMON + ["uint16", "uint32", "uint64", "complex64", "complex128"]
     strides = "positive negative zero overlapping"
@@ -17,13 +17,6 @@ class CuPy(Framework):
         if not self.started and self.module.cuda.runtime.getDeviceCount() == 0:
             raise RuntimeError("no CUDA device: cupy.cuda.runtime.getDeviceCount() is 0")
         self.started = True
-
-    def from_np(self, array):
-        self.start()
-        return self.module.asarray(array)
-
-    def view(self, value, kind):
-        return sliced_view(value, kind, self.module.broadcast_to)
 
     def to_np(self, value):
         if isinstance(value, self.np.ndarray):

@@ -3,13 +3,13 @@
 (14). On these machines the device is the OpenCL CPU device of Intel's runtime (intel-opencl-rt),
 which the process finds only through OCL_ICD_FILENAMES and LD_LIBRARY_PATH (envs/oneapi.txt sets
 both); without them dpctl sees no device, and the adapter says which variables to set."""
-from dlconform_adapter import COMMON, Framework, Unsupported, sliced_view
+from dlconform_adapter import COMMON, DeviceFramework, Unsupported
 
 OPENCL_HINT = ("set OCL_ICD_FILENAMES=<venv>/lib/libintelocl.so and LD_LIBRARY_PATH=<venv>/lib "
                "(envs/oneapi.txt sets them for the oneapi environment)")
 
 
-class DPNP(Framework):
+class DPNP(DeviceFramework):
     name = "dpnp"
     dtypes = COMMON + ["uint16", "uint32", "uint64", "complex64", "complex128"]
     strides = "positive negative zero"
@@ -24,13 +24,6 @@ class DPNP(Framework):
             if not dpctl.get_devices():  # the runtime starts here, in a worker, never at import
                 raise RuntimeError(f"dpctl finds no SYCL device: {OPENCL_HINT}")
         self.started = True
-
-    def from_np(self, array):
-        self.start()
-        return self.module.asarray(array)
-
-    def view(self, value, kind):
-        return sliced_view(value, kind, self.module.broadcast_to)
 
     def cpu_device(self):
         return None  # dpnp's "cpu" names the SYCL CPU device, not the host
