@@ -143,7 +143,8 @@ def capsule(dtype="f32", shape=(8,), strides=None, byte_offset=0, device=(1, 0),
     page = mmap.mmap(-1, _PAGE) if guarded else None
     managed = struct.from_buffer(page) if guarded else struct()
     t = managed.dl_tensor
-    t.data = None if null_data else start
+    # data + byte_offset is the first element: behind it, negative strides reach back (-low).
+    t.data = None if null_data else start + (-low) * item
     t.device = DLDevice(*device)
     t.ndim = ndim
     t.dtype = DLDataType(code, bits, lanes)
