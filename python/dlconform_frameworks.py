@@ -49,6 +49,7 @@ import _dlconform as bridge
 from dlconform_adapter import DTYPES, PROFILE_NAMES, make_array
 from dlconform_asks import plan_consumer_calls
 from dlconform_devices import on_device, plan_device_cases
+from dlconform_imports import framework_imports, late_refusal, logical, used_capsule
 from dlconform_parties import environment_frameworks, libraries_under_test
 from dlconform_workers import (Case, adapter_raised, buffer_error_finding, capsule_finding,
                                clean, device_finding, device_of, error_words, outcome, run_all,
@@ -80,12 +81,6 @@ def constructions(fw):
             out.append((f"{PROFILE_NAMES[dtype]}_7", "DT-1",
                         lambda dtype=dtype: fw.from_np(base(dtype, (7,)))))
     return out
-
-
-def logical(np, array):
-    """The values in logical row-major order, the shape kept (0-d stays 0-d)."""
-    array = np.asarray(array)
-    return np.ascontiguousarray(array).reshape(array.shape)
 
 
 def expected_of(fw, value):
@@ -135,177 +130,6 @@ def framework_exports(fw, build, api):
                 f"{'NULL' if seen['strides'] is None else list(seen['strides'])}, byte_offset "
                 f"{seen['byte_offset']}, {seen['elements']} values as {fw.label} has them; "
                 f"deleter called {seen['deleter_calls']} time(s)")
-    return body
-
-
-def settle(mock):
-    """Lets the imported array die: reference counting frees most at once; a framework with
-    cycles needs the collector (slow with large frameworks loaded, so only when needed)."""
-    if mock.capsule_renamed() is None or mock.deleter_calls() == 0:
-        gc.collect()
-
-
-def observed_layout(array, entry):
-    """(ndim, shape, dtype) of an imported array as DLPack would say it. numpy has no lanes: a
-    framework that maps a lanes dtype to a vector type shows it as one more, trailing axis."""
-    shape = tuple(int(e) for e in array.shape)
-    dtype = DTYPES.get(array.dtype.name)
-    lanes = entry["dtype"][2]
-    if (lanes > 1 and dtype is not None and len(shape) == entry["ndim"] + 1
-            and shape[-1] == lanes and dtype[:2] == entry["dtype"][:2]):
-        return entry["ndim"], shape[:-1], (dtype[0], dtype[1], lanes)
-    return len(shape), shape, dtype
-
-
-def framework_imports(fw, producer_path, entry, profile, api=None, versioned_capsule=False):
-    """A mock producer's tensor, in guarded memory, to fw's importer; the judge decides. With
-    `api`, through that capsule-only importer (a legacy capsule, or with `versioned_capsule` a
-    dltensor_versioned one, which it may refuse but must not misread)."""
-    tensor = entry["name"]
-
-    def body():
-        mock = bridge.MockTensor(producer_path, tensor)
-        error = None
-        try:
-            if api is None:
-                value = fw.import_(mock)
-            elif versioned_capsule:
-                value = fw.capsule_imports[api](mock.__dlpack__(max_version=(1, 3)))
-            else:
-                value = fw.capsule_imports[api](mock.__dlpack__())
-        except Exception as e:  # frameworks raise several types for a refusal
-            if adapter_raised(e, (fw,)):
-                raise  # the adapter's own exception: its plugin-error, never a refusal
-            error = error_words(e)
-        header = fw.header()
-        observed = {"consumer": fw.label, "consumer_version": header,
-                    "must_accept": (bridge.must_accept(tensor, profile, header)
-                                    and not versioned_capsule)}
-        if error is not None:  # out of the except block: its traceback may hold the array
-            if mock.refused():
-                return ("skip", "", "", "", f"producer refused: {error}")
-            settle(mock)
-            observed.update(imported=False, error=error)
-            return outcome(bridge.judge_import(mock, observed), f"refused cleanly: {error}")
-        observed["imported"] = True
-        failure = None
-        try:
-            array = logical(fw.np, fw.to_np(value))
-            ndim, shape, dtype = observed_layout(array, entry)
-            observed.update(ndim=ndim, shape=shape, dtype=dtype,
-                            elements=int(array.size) // max(1, entry["dtype"][2]),
-                            digest=bridge.digest(array.tobytes()))
-            del array
-        except Exception as e:  # numpy has no such dtype, or the framework cannot read it
-            if adapter_raised(e, (fw,)):
-                raise  # the adapter's own read-back failed: its plugin-error, not the library's
-            failure = f"{type(e).__name__}: {clean(e)[:200]}"
-        seen = read_through_export(fw, value) if failure is not None else None
-        if seen is not None:
-            observed.update(ndim=seen["ndim"], shape=tuple(seen["shape"]),
-                            dtype=tuple(seen["dtype"]), elements=seen["elements"],
-                            digest=seen["digest"])
-            observed["read_error"] = f"read back through its own __dlpack__ ({failure})"
-        elif failure is not None and entry["valid"]:
-            # It read nothing: it took the tensor and raised only when its values were asked
-            # for, a refusal made late, judged as a refusal of the same tensor would be.
-            del value
-            settle(mock)
-            return late_refusal(fw.label, entry["rule"], observed["must_accept"], "the valid "
-                                "tensor it imported", failure)
-        elif failure is not None:
-            observed["data_not_read"] = True  # the judge calls it accepted-invalid
-            observed["read_error"] = failure
-            observed.update(ndim=0, shape=())
-        observed["writable"] = fw.writable(value)
-        del value
-        settle(mock)
-        note = f" ({observed['read_error']})" if "read_error" in observed else ""
-        return outcome(bridge.judge_import(mock, observed),
-                       f"imported correctly{note}; capsule renamed; deleter called once when the "
-                       f"array died")
-    return body
-
-
-def late_refusal(label, rule, must_accept, what, failure):
-    """A consumer that imported without error and raised only when its result was read (a
-    StridedMemoryView whose .dtype raises, an array whose storage cannot be allocated): it read
-    nothing, so this is no wrong data but a refusal made late, at the severity a refusal of the
-    same tensor has (a finding only where it must be imported)."""
-    if not must_accept:
-        return ("pass", "", "", "", f"refused late, outside its profile: reading {what} raised "
-                f"{failure}")
-    return outcome(bridge.make_finding(
-        "late-refusal", rule, f"expected {label} to give the values of {what} but it took the "
-        f"tensor and raised only when they were read: {failure}"), "")
-
-
-def read_through_export(fw, value):
-    """What fw's array holds, read through its own __dlpack__ by the strict consumer (for dtypes
-    numpy cannot show); None when that export is refused or invalid."""
-    if not fw.dunder:
-        return None
-    try:
-        seen = bridge.consume(value, max_version=(1, 3))
-    except Exception:
-        return None
-    return seen if seen.get("accepted") else None
-
-
-class UsedCapsuleHolder:
-    """One capsule behind __dlpack__, handed out at every call: once a first import has consumed
-    it, a second from_dlpack meets the used capsule."""
-    def __init__(self, capsule):
-        self.capsule = capsule
-
-    def __dlpack__(self, **keywords):
-        return self.capsule
-
-    def __dlpack_device__(self):
-        return (1, 0)
-
-
-def used_capsule(fw, producer_path, versioned, api=None):
-    """A capsule fw consumed once, handed to it again (its from_dlpack, or its capsule API
-    `api`): it must refuse it, without a crash and without a second deleter call (LIFE-8; CuPy
-    tests it "to prevent a segfault")."""
-    def body():
-        mock = bridge.MockTensor(producer_path, "f32_8x8")
-        capsule = mock.__dlpack__(max_version=(1, 3)) if versioned else mock.__dlpack__()
-        holder = UsedCapsuleHolder(capsule)
-
-        def take():
-            return fw.capsule_imports[api](capsule) if api else fw.import_(holder)
-        try:
-            first = take()
-        except Exception as e:
-            if adapter_raised(e, (fw,)):
-                raise
-            return ("skip", "", "", "", f"n/a: {fw.label} refused the capsule the first time: "
-                    f"{clean(error_words(e))[:160]}")
-        error = None
-        try:
-            again = take()
-        except Exception as e:
-            if adapter_raised(e, (fw,)):
-                raise
-            error = error_words(e)
-        else:
-            del again
-        del first, holder, capsule
-        settle(mock)
-        calls = mock.deleter_calls()
-        if error is None:
-            return outcome(bridge.make_finding(
-                "accepted-invalid", "LIFE-8", f"expected {fw.label} to refuse a capsule it had "
-                f"consumed already but it imported it again (deleter calls: {calls})"), "")
-        if calls != 1:
-            return outcome(bridge.make_finding(
-                "deleter-never-called" if calls == 0 else "deleter-called-twice", "LIFE-3",
-                f"expected one deleter call after {fw.label} took a capsule once and refused it "
-                f"the second time but found {calls}"), "")
-        return ("pass", "", "", "", f"refused the used capsule: {clean(error)[:160]}; deleter "
-                f"called once")
     return body
 
 
@@ -547,14 +371,11 @@ def negotiation(fw, ask):
             return outcome(seen["finding"], seen["answer"])
         # The capsule is dropped unconsumed: its destructor must release the array (LIFE-2).
         del capsule
-        if sys.getrefcount(value) > before:  # the collector only when needed (slow)
-            gc.collect()
-        leaked = sys.getrefcount(value) - before
-        if leaked > 0:
+        if not released(value, before):
             return outcome(bridge.make_finding(
                 "deleter-leaks", "LIFE-2", f"expected the capsule's destructor to release "
                 f"{fw.label}'s array when the capsule was dropped unconsumed but the array kept "
-                f"{leaked} more reference(s) ({seen['answer']})"), "")
+                f"{sys.getrefcount(value) - before} more reference(s) ({seen['answer']})"), "")
         return ("pass", "", "", "", f"{seen['answer']}; dropped unconsumed, the array released")
     return body
 

@@ -319,7 +319,7 @@ bool read_driver(DriverRun& d) {
 
 // After the driver has exited: its verdict on the run, and its cases (sorted by id: workers
 // finish in any order) appended to `out`.
-bool finish_driver(DriverRun& d, int status, const std::string& script,
+bool finish_driver(DriverRun& d, const std::string& script,
                    std::vector<CaseResult>* out, RunInfo* info, std::string* error) {
   if (!d.unavailable_why.empty()) {
     out->push_back(unavailable(d.env_name, d.unavailable_why));
@@ -335,6 +335,7 @@ bool finish_driver(DriverRun& d, int status, const std::string& script,
     *error = d.label + ": expected records from " + script + " but found: " + d.bad;
     return false;
   }
+  const int status = d.exit_status;
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     *error = d.label + ": " + script + " failed (exit " +
              std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + ", see above)";
@@ -421,7 +422,7 @@ bool run_drivers(std::vector<DriverRun>& runs, const std::string& script,
     // The records wait until every run before them is in: the order stays `runs`'.
     for (; ok && collected < runs.size() && runs[collected].done; ++collected) {
       DriverRun& c = runs[collected];
-      ok = finish_driver(c, c.exit_status, script, out, info, error);
+      ok = finish_driver(c, script, out, info, error);
       if (ok && done) done(c.env_name);
     }
   }
