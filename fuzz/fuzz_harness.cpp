@@ -404,7 +404,9 @@ void install_fault_handler() {
   dlc::refresh_code_ranges();
   std::string command = "reproduce:";
   for (const char* name : {"DLCONFORM_PLUGIN", "DLCONFORM_CONSUMER", "DLCONFORM_PRODUCER",
-                           "DLCONFORM_LEVEL", "DLCONFORM_PLUGIN_DIR"}) {
+                           "DLCONFORM_LEVEL", "DLCONFORM_PLUGIN_DIR", "DLCONFORM_PYTHON",
+                           "DLCONFORM_PYTHON_MODULE", "DLCONFORM_PYTHON_ADAPTER",
+                           "DLCONFORM_PYTHON_IMPORTER"}) {
     if (const char* value = std::getenv(name)) command += std::string(" ") + name + "=" + value;
   }
   std::error_code ec;
@@ -494,7 +496,7 @@ int valid_edges(const TensorInput& in, dlc::Rule* out) {
   if (in.misalign != 0) out[n++] = dlc::Rule::LAY_9;
   // Device memory the host must not read (DEV-3): MXNet's CPU build imports a CUDA tensor, then
   // aborts when it frees it.
-  if (in.device.device_type != 1) out[n++] = dlc::Rule::DEV_3;
+  if (!dlc::abi::is_host_accessible(in.device.device_type)) out[n++] = dlc::Rule::DEV_3;
   return n;
 }
 

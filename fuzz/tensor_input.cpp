@@ -182,7 +182,7 @@ StoragePlan plan_storage(const TensorInput& in, bool versioned) {
   }
   const dlc::geo::Geometry& g = p.geometry = dlc::geo::geometry(
       in.ndim, shape, strides_given ? strides : nullptr, in.dtype, p.padded);
-  const bool on_host = in.device.device_type == 1;
+  const bool on_host = dlc::abi::is_host_accessible(in.device.device_type);
   uint64_t end = 0;
   if (g.valid && on_host && !(in.layout & kDataNull) &&
       !__builtin_add_overflow(in.byte_offset, g.storage_bytes, &end)) {

@@ -368,6 +368,42 @@ def element_reader(np, dtype_name):
     return float
 
 
+def load_adapters(path):
+    """The adapter classes a file defines: subclasses of Framework, the interface documented in
+    docs/adapters.md ("A Python adapter for everything else"), declared in dlconform_adapter.py."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(
+        "dlconform_adapter_" + os.path.splitext(os.path.basename(path))[0], path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    found = [cls for cls in vars(module).values()
+             if isinstance(cls, type) and issubclass(cls, Framework) and cls is not Framework
+             and cls.__module__ == module.__name__]
+    if not found:
+        raise ValueError(f"expected a subclass of dlconform_adapter.Framework in {path} "
+                         "but found none")
+    return found
+
+
+# The built-in adapters, one file each in adapters/, in the order the driver imports them.
+ORDER_FILES = [("numpy", "NumPy"), ("paddle", "Paddle"), ("torch", "Torch"), ("jax", "Jax"),
+               ("pyarrow", "PyArrow"), ("tensorflow", "TensorFlow"), ("mlx", "MLX"),
+               ("tvm_ffi", "TVMFFI"), ("warp", "Warp"), ("array_api_strict", "ArrayApiStrict"),
+               ("mxnet", "MXNet"), ("dpnp", "DPNP")]
+# paddle before tensorflow: 'import tensorflow; import paddle' crashes (two protobuf runtimes).
+ADAPTERS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "adapters")
+
+
+def builtin_adapter(module_name, class_name):
+    """The class of a built-in adapter file (loaded by path: its name is no module's)."""
+    import importlib.util
+    path = os.path.join(ADAPTERS_DIR, f"{module_name}_adapter.py")
+    spec = importlib.util.spec_from_file_location(f"dlconform_adapters.{module_name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return getattr(module, class_name)
+
+
 class DeviceFramework(Framework):
     """A library whose arrays live on a device of its own (CuPy, dpnp): its runtime starts in
     start() (the adapter's: it says when there is no device) before the first array is made, in a

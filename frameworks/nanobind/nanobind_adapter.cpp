@@ -34,6 +34,7 @@
 
 #include "dlconform/plugin.h"
 #include "adapter_support.hpp"
+#include "embedded_python.hpp"
 
 #ifndef DLC_NANOBIND_VERSION
 #define DLC_NANOBIND_VERSION "3.x"
@@ -57,7 +58,9 @@ constexpr const char* kVersionedName = "dltensor_versioned";
 constexpr const char* kUsedLegacyName = "used_dltensor";
 constexpr const char* kUsedVersionedName = "used_dltensor_versioned";
 
+using dlc_adapter::fetch_python_error;
 using dlc_adapter::set_error;
+using dlc_adapter::to_int64;
 
 // The interpreter and the probe module; set once by create().
 std::once_flag g_init_once;
@@ -76,33 +79,6 @@ std::string plugin_folder() {
   std::string path = info.dli_fname;
   const size_t slash = path.rfind('/');
   return slash == std::string::npos ? std::string(".") : path.substr(0, slash);
-}
-
-// The pending Python exception as one line ("TypeError: ..."), cleared.
-std::string fetch_python_error() {
-  if (!PyErr_Occurred()) return "no Python exception set";
-  PyObject *type = nullptr, *value = nullptr, *tb = nullptr;
-  PyErr_Fetch(&type, &value, &tb);
-  PyErr_NormalizeException(&type, &value, &tb);
-  std::string text;
-  if (type != nullptr) {
-    PyObject* name = PyObject_GetAttrString(type, "__name__");
-    if (name != nullptr && PyUnicode_Check(name)) text = PyUnicode_AsUTF8(name);
-    Py_XDECREF(name);
-  }
-  if (value != nullptr) {
-    PyObject* str = PyObject_Str(value);
-    if (str != nullptr && PyUnicode_Check(str)) {
-      const char* s = PyUnicode_AsUTF8(str);
-      if (s != nullptr) text += std::string(": ") + s;
-    }
-    Py_XDECREF(str);
-  }
-  PyErr_Clear();
-  Py_XDECREF(type);
-  Py_XDECREF(value);
-  Py_XDECREF(tb);
-  return text.empty() ? "unknown Python error" : text;
 }
 
 // Runs with the GIL held: makes the probe module importable and looks up its functions.
@@ -177,18 +153,6 @@ int create(const DLCHost*, void** state, char* err, size_t err_len) noexcept {
   }
   if (state != nullptr) *state = nullptr;
   return DLC_OK;
-}
-
-// Python int -> int64 (with the GIL); false if it is not one.
-bool to_int64(PyObject* o, int64_t* out) {
-  if (o == nullptr || !PyLong_Check(o)) return false;
-  const long long v = PyLong_AsLongLong(o);
-  if (v == -1 && PyErr_Occurred()) {
-    PyErr_Clear();
-    return false;
-  }
-  *out = v;
-  return true;
 }
 
 // Fills obs from hold()'s tuple (with the GIL).
@@ -326,14 +290,7 @@ int consume(void*, DLCHandoff* handoff, const DLCRequest*, DLCObservation* obs, 
 void release(void*) noexcept {
   if (g_drop == nullptr || !g_holding) return;
   g_holding = false;
-  PyGILState_STATE gil = PyGILState_Ensure();
-  PyObject* r = PyObject_CallNoArgs(g_drop);  // nanobind calls the producer's deleter here
-  if (r == nullptr) {
-    PyErr_Clear();
-  } else {
-    Py_DECREF(r);
-  }
-  PyGILState_Release(gil);
+  dlc_adapter::call_and_discard(g_drop);  // nanobind calls the producer's deleter here
 }
 
 // What nb::ndarray<> takes: any dtype nanobind knows (it checks none), any strides, 0-d,

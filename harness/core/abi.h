@@ -64,6 +64,13 @@ constexpr bool is_cuda_memory(int32_t device_type) {
   return false;
 }
 
+// Memory the host reads as well as its device does: CPU, pinned CUDA and ROCm host memory,
+// CUDA managed memory. A consumer that reads it on the host is not at fault (DEV-3 binds one that
+// cannot access a device), so the fuzz targets back such a tensor with host memory.
+constexpr bool is_host_accessible(int32_t device_type) {
+  return device_type == 1 || device_type == 3 || device_type == 11 || device_type == 13;
+}
+
 constexpr size_t kLegacyDeleterOffset = 56;
 constexpr size_t kVersionedDeleterOffset = 16;
 

@@ -2,7 +2,7 @@
 GPU (kDLCUDA), judged on a GPU machine (tools/gpu-check passes it with --adapter). What JAX makes,
 views and imports is the built-in host adapter's (adapters/jax_adapter.py); only where its arrays
 live differs. JAX arrays are immutable."""
-from dlconform_parties import builtin_adapter
+from dlconform_adapter import builtin_adapter
 
 Jax = builtin_adapter("jax", "Jax")
 

@@ -2,7 +2,7 @@
 (kDLCUDA), judged on a GPU machine (tools/gpu-check passes it with --adapter). What torch makes,
 views and imports is the built-in host adapter's (adapters/torch_adapter.py); here tensors live on
 cuda:0, and the stream a consumer should pass is torch's current stream (STRM-1)."""
-from dlconform_parties import builtin_adapter
+from dlconform_adapter import builtin_adapter
 
 Torch = builtin_adapter("torch", "Torch")
 

@@ -1,0 +1,131 @@
+"""Planted Python importers for the python-importer plugin's tests (fuzz/meson.build): a small
+legacy-capsule importer written in Python with ctypes, correct, and with one bug planted in each
+subclass. Each is an adapter of python/dlconform_adapter.py, chosen with
+DLCONFORM_PYTHON_ADAPTER=planted_importers.py:CLASS. The correct one takes what it can read and
+refuses the rest with BufferError; it copies the elements out, renames the capsule (LIFE-1) and
+calls the deleter once (LIFE-3) before it returns.
+
+  CopyingImporter        correct
+  IgnoresByteOffset      reads from data, forgetting byte_offset (LAY-4): wrong data
+  DeletesTwice           calls the deleter a second time (LIFE-3)
+  RefusesAtOnce          refuses every tensor unread: the do-nothing baseline of tools/fuzz-bench
+"""
+import ctypes
+
+import dlconform_adapter as dlc
+
+_api = ctypes.pythonapi
+_api.PyCapsule_GetPointer.restype = ctypes.c_void_p
+_api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+_api.PyCapsule_SetName.restype = ctypes.c_int
+_api.PyCapsule_SetName.argtypes = [ctypes.py_object, ctypes.c_char_p]
+_api.PyCapsule_IsValid.restype = ctypes.c_int
+_api.PyCapsule_IsValid.argtypes = [ctypes.py_object, ctypes.c_char_p]
+
+Deleter = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+
+
+class DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device_type", ctypes.c_int32),
+                ("device_id", ctypes.c_int32), ("ndim", ctypes.c_int32),
+                ("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16),
+                ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
+
+
+class ManagedTensor(ctypes.Structure):
+    _fields_ = [("dl_tensor", DLTensor), ("manager_ctx", ctypes.c_void_p),
+                ("deleter", ctypes.c_void_p)]
+
+
+NUMPY_NAMES = {(code, bits): name for name, (code, bits, lanes) in dlc.DTYPES.items()
+               if name in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+                           "uint64", "float16", "float32", "float64", "complex64", "complex128",
+                           "bool")}
+
+
+class CopyingImporter(dlc.Framework):
+    name = "numpy"
+    exports = False
+    dtypes = sorted(NUMPY_NAMES.values())
+    strides = "positive zero"
+    features = "read-only zero-dim zero-size misaligned"
+    max_ndim = 32
+
+    @property
+    def version(self):
+        return "1"
+
+    def header(self):
+        return (0, 8)
+
+    def origin(self, t):
+        """Where the first element lies."""
+        return t.data + t.byte_offset
+
+    def delete(self, managed):
+        if managed.deleter:
+            Deleter(managed.deleter)(ctypes.addressof(managed))
+
+    def import_(self, obj, **keywords):
+        capsule = obj.__dlpack__()
+        if not _api.PyCapsule_IsValid(capsule, b"dltensor"):
+            raise BufferError("expected a dltensor capsule")
+        address = _api.PyCapsule_GetPointer(capsule, b"dltensor")
+        managed = ManagedTensor.from_address(address)
+        _api.PyCapsule_SetName(capsule, b"used_dltensor")  # taken: the deleter is ours to call
+        try:
+            return self.copy_out(managed.dl_tensor)
+        finally:
+            self.delete(managed)
+
+    def copy_out(self, t):
+        np = self.np
+        if t.device_type not in (1, 3):
+            raise BufferError(f"expected a host tensor but found device type {t.device_type}")
+        name = NUMPY_NAMES.get((t.code, t.bits))
+        if name is None or t.lanes != 1:
+            raise BufferError(f"expected a known dtype but found {t.code}:{t.bits}:{t.lanes}")
+        if not 0 <= t.ndim <= 32 or (t.ndim > 0 and not t.shape):
+            raise BufferError(f"expected 0 to 32 dimensions with a shape but found {t.ndim}")
+        shape = [t.shape[i] for i in range(t.ndim)]
+        if any(e < 0 for e in shape):
+            raise BufferError(f"expected extents >= 0 but found {shape}")
+        compact, strides = 1, [0] * t.ndim
+        for i in reversed(range(t.ndim)):
+            strides[i] = t.strides[i] if t.strides else compact
+            compact *= shape[i]
+        if any(s < 0 for e, s in zip(shape, strides) if e > 1):
+            raise BufferError("negative strides are not supported")
+        itemsize = np.dtype(name).itemsize
+        count = 1
+        for e in shape:
+            count *= e
+        if count == 0:
+            return np.zeros(shape, dtype=name)
+        span = 1 + sum((e - 1) * s for e, s in zip(shape, strides))
+        if span * itemsize > 1 << 30 or not t.data:
+            raise BufferError(f"expected a readable tensor but found {span} elements of span")
+        raw = (ctypes.c_char * (span * itemsize)).from_address(self.origin(t))
+        base = np.frombuffer(raw, dtype=name)
+        view = np.lib.stride_tricks.as_strided(base, shape, [s * itemsize for s in strides])
+        return view.copy()
+
+
+class IgnoresByteOffset(CopyingImporter):
+    def origin(self, t):
+        return t.data  # the planted bug: byte_offset forgotten
+
+
+class DeletesTwice(CopyingImporter):
+    def delete(self, managed):
+        super().delete(managed)
+        super().delete(managed)  # the planted bug
+
+
+class RefusesAtOnce(CopyingImporter):
+    """Not a bug: the do-nothing Python consumer of tools/fuzz-bench, the cost of the capsule, the
+    call into Python and back, against which a library's importer is measured."""
+
+    def import_(self, obj, **keywords):
+        raise BufferError("refused unread")
