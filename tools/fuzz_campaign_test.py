@@ -118,6 +118,23 @@ for what, before, findings in (("no finding then or now", BEFORE_CLEAN, {}),
         check(f"report tail, {what}: the then/now row",
               "| import_versioned_fuzzer | 8631 | 5000000 | 3447 | not kept | 900 |" in tail, True)
 
+# How a section names the command that ran it: what a reader types to run it again, the home
+# folder written as ~ (a committed report holds no absolute home path).
+import types  # noqa: E402
+home_python = os.path.join(os.path.expanduser("~"), "venvs", "jax", "bin", "python")
+os.environ["DLCONFORM_PYTHON"] = home_python
+for what, args, importer, want in (
+        ("a plugin", dict(module=None, adapter=None, importer="", minutes=10), "tvm-ffi",
+         "tvm-ffi 10"),
+        ("a module", dict(module="jax", adapter=None, importer="", minutes=30), "python-jax",
+         "--module jax 30 --python ~/venvs/jax/bin/python"),
+        ("a capsule API", dict(module="tensorflow", adapter=None,
+                               importer="experimental.dlpack.from_dlpack", minutes=2.5),
+         "python-tensorflow", "--module tensorflow 2.5 --python ~/venvs/jax/bin/python "
+         "--importer experimental.dlpack.from_dlpack")):
+    check(f"command words, {what}",
+          campaign.command_words(types.SimpleNamespace(**args), importer), want)
+
 print(f"ok: fuzz-campaign readers, {failures} failures" if not failures else
       f"{failures} failures")
 sys.exit(1 if failures else 0)
