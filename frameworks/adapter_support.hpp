@@ -3,6 +3,8 @@
 // make, in elements (torch, Arrow).
 #pragma once
 
+#include <dlfcn.h>
+
 #include <cstdint>
 #include <cstdio>
 #include <iterator>
@@ -23,6 +25,19 @@ namespace dlc_adapter {
 // A caller that states no max_version, or one below 1.0, wants the legacy struct (VER-1).
 inline bool legacy_caller(const DLCRequest& req) {
   return !req.has_max_version || req.max_version.major < 1;
+}
+
+// The folder of the shared object this is compiled into: a plugin's companion files lie there.
+// "." where the loader cannot say.
+inline std::string plugin_folder() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<const void*>(&plugin_folder), &info) == 0 ||
+      info.dli_fname == nullptr) {
+    return ".";
+  }
+  const std::string path = info.dli_fname;
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? std::string(".") : path.substr(0, slash);
 }
 
 // The plugin ABI's error buffer gets the first line of `what`.

@@ -67,6 +67,10 @@ dlc::Rule g_input_rule = dlc::Rule::none;
 // signal handler only writes it; the replay main names the file it is running.
 char g_reproduce[1024] = "";
 const char* g_input_file = nullptr;
+// For a Python importer: the command before python_keywords() that hands the input's capsule to
+// it, built through python/reproducers/dlconform_capsule.py, so that a finding is a reproducer in
+// one step. Empty for a C importer.
+std::string g_python_lead;
 
 }  // namespace
 
@@ -81,6 +85,12 @@ void write_stderr(const char* text) {
 void print_reproducer() {
   if (g_input != nullptr) {
     const std::string line = "dlconform fuzz: input: " + describe(*g_input, g_input_versioned) + "\n";
+    write_stderr(line.c_str());
+  }
+  if (g_input != nullptr && !g_python_lead.empty()) {
+    const std::string line = "dlconform fuzz: python: " + g_python_lead +
+                             python_keywords(*g_input, g_input_versioned) +
+                             (g_input_versioned ? ", versioned=True" : "") + ")\"\n";
     write_stderr(line.c_str());
   }
   write_stderr("dlconform fuzz: ");
@@ -107,12 +117,36 @@ namespace {
 // handlers chained to after them must not add a second, different finding.
 volatile sig_atomic_t g_finding_said = 0;
 
+// The rule a touch of a wild address breaks, where the input's NULL pointers explain it: element
+// i of a NULL shape or NULL strides lies at 8 * i (a byte of it may be read alone), and a NULL
+// data's elements around byte_offset. Named by the field, not by the input's rule, so that one bug is one finding however
+// the fuzzer reached it. Rule::none where no NULL field explains the address.
+dlc::Rule null_field_rule(const TensorInput& in, uintptr_t address) {
+  constexpr uintptr_t kNullPage = uintptr_t{1} << 16;  // Linux's lowest mappable address
+  const uint64_t dims = in.ndim > 0 ? static_cast<uint64_t>(in.ndim) : 0;
+  const bool in_array = dims > 0 && address < dims * sizeof(int64_t);
+  if (in_array && (in.layout & kShapeNull)) return dlc::Rule::LAY_6;  // NULL with ndim > 0
+  const uint64_t from_first = address - in.byte_offset;  // either way round, as unsigned
+  const bool near_data =
+      (in.layout & kDataNull) && (from_first < kNullPage || -from_first < kNullPage);
+  // Both NULL: an element of strides is read whole, at a multiple of 8; data at byte_offset.
+  if (in_array && (in.layout & kStridesNull) && (!near_data || address % 8 == 0)) {
+    return dlc::Rule::LAY_5;  // NULL strides read, not taken as compact
+  }
+  if (near_data) return dlc::Rule::LAY_4;  // NULL data of a tensor with elements
+  return dlc::Rule::none;
+}
+
 dlc::FaultFacts fault_facts(const dlc::SignalFacts& signal) {
   dlc::FaultFacts facts;
   facts.signal = signal;
   facts.block = host().arena.facts(signal.address);
   facts.misaligned_data = g_input != nullptr && g_input->misalign % 16 != 0;
   facts.case_rule = g_input_rule;
+  if (!facts.block.found && g_input != nullptr && !in_child()) {
+    const dlc::Rule by_field = null_field_rule(*g_input, signal.address);
+    if (by_field != dlc::Rule::none) facts.case_rule = by_field;
+  }
   facts.where = dlc::g_phase.where;
   facts.plugin = dlc::g_phase.plugin;
   return facts;
@@ -156,7 +190,21 @@ void on_sanitizer_death() {
   if (g_finding_said != 0) return;  // our signal handler judged it, then chained to the sanitizer's
   g_finding_said = 1;
   if (judged_shadow_guard()) return;
-  write_stderr("dlconform fuzz: sanitizer-report: a sanitizer stopped the process in ");
+  // An access a NULL field explains (NumPy's memcpy from NULL data + byte_offset, which ASan's
+  // interceptor reports before any fault) is named under that field's rule.
+  dlc::Rule rule = dlc::Rule::none;
+#if DLC_HAS_ASAN
+  if (__asan_report_present() != 0 && g_input != nullptr) {
+    rule = null_field_rule(*g_input, reinterpret_cast<uintptr_t>(__asan_get_report_address()));
+  }
+#endif
+  write_stderr("dlconform fuzz: sanitizer-report");
+  if (rule != dlc::Rule::none) {
+    write_stderr(" [");
+    write_stderr(dlc::id_of(rule));
+    write_stderr("]");
+  }
+  write_stderr(": a sanitizer stopped the process in ");
   write_stderr(dlc::g_phase.where);
   write_stderr(" of ");
   write_stderr(dlc::g_phase.plugin);
@@ -397,6 +445,27 @@ const char* label(const dlc::LoadedPlugin& plugin) {
   return labels.emplace_back(plugin.table, plugin.name() + "@" + plugin.header()).second.c_str();
 }
 
+namespace {
+
+// The Python line: the library's variables, and dlconform_fuzz_importer.replay() called with the
+// input's keywords (print_reproducer adds them): the same importer, exporter and read-back as the
+// fuzz target's, without the harness.
+void set_python_reproducer() {
+  std::string words;
+  for (const char* name : {"DLCONFORM_PYTHON_MODULE", "DLCONFORM_PYTHON_ADAPTER",
+                           "DLCONFORM_PYTHON_IMPORTER"}) {
+    const char* value = std::getenv(name);
+    if (value != nullptr && *value != '\0') words += std::string(name) + "=" + value + " ";
+  }
+  if (words.empty()) return;  // a C importer
+  const char* python = std::getenv("DLCONFORM_PYTHON");
+  g_python_lead = words + "PYTHONPATH=fuzz/python_importer:python:python/reproducers " +
+                  (python != nullptr && *python != '\0' ? python : "python3") +
+                  " -c \"import dlconform_fuzz_importer as f; f.replay(";
+}
+
+}  // namespace
+
 void install_fault_handler() {
   static bool installed = false;
   if (installed) return;
@@ -413,6 +482,7 @@ void install_fault_handler() {
   const std::string exe = std::filesystem::read_symlink("/proc/self/exe", ec).string();
   command += " " + (ec ? std::string("<fuzz target>") : exe);
   std::snprintf(g_reproduce, sizeof g_reproduce, "%s", command.c_str());
+  set_python_reproducer();
   // The words go after the sanitizer's report. libFuzzer's own death callback writes the crash
   // file and must not be replaced: under libFuzzer, hook ASan's report instead.
 #if DLC_HAS_SANITIZER

@@ -242,6 +242,9 @@ dlc::Rule known_bug_of(const dlc::LoadedPlugin& consumer, const Built& built) {
   const int n = current_input() != nullptr ? valid_edges(*current_input(), edges) : 0;
   dlc::ValidateOptions options;
   options.consumer_version = consumer.table->dlpack_version;
+  // An ndim above a consumer's own limit breaks no DLPack rule; the validator must go on to the
+  // rules the input does break (a NULL shape at ndim 40, which NumPy reads).
+  options.max_ndim = static_cast<int32_t>(kMaxBackedNdim);
   // A versioned struct is built, and read, as 1.x code reads it, whatever a 0.x consumer's own
   // version says (its major 0 would make a struct of major 0 look like its own).
   if (kind == dlc::abi::StructKind::versioned && options.consumer_version.major < 1) {

@@ -139,6 +139,32 @@ std::string dims_text(const int64_t* values, int32_t ndim) {
   return s;
 }
 
+std::string python_keywords(const TensorInput& in, bool versioned) {
+  auto tuple = [](auto a, auto b, auto c) {
+    return "(" + std::to_string(a) + ", " + std::to_string(b) + ", " + std::to_string(c) + ")";
+  };
+  std::string s = "dtype=" + tuple(in.dtype.code, in.dtype.bits, in.dtype.lanes);
+  // A NULL shape still has ndim extents for the storage; a list expression past 64 dimensions.
+  s += ", shape=" + dims_text(in.shape, in.ndim);
+  if (in.ndim < 0) s += ", ndim=" + std::to_string(in.ndim);
+  if (in.layout & kShapeNull) s += ", null_shape=True";
+  if (!(in.layout & kStridesNull)) s += ", strides=" + dims_text(in.strides, in.ndim);
+  if (in.byte_offset != 0) s += ", byte_offset=" + std::to_string(in.byte_offset);
+  if (in.misalign != 0) s += ", misalign=" + std::to_string(in.misalign);
+  if (in.device.device_type != 1 || in.device.device_id != 0) {
+    s += ", device=(" + std::to_string(in.device.device_type) + ", " +
+         std::to_string(in.device.device_id) + ")";
+  }
+  if (in.layout & kDataNull) s += ", null_data=True";
+  if (in.layout & kDeleterNull) s += ", null_deleter=True";
+  if (versioned) {
+    s += ", version=(" + std::to_string(in.version.major) + ", " +
+         std::to_string(in.version.minor) + ")";
+    if (in.flags != 0) s += ", flags=" + std::to_string(in.flags);
+  }
+  return s;
+}
+
 std::string describe(const TensorInput& in, bool versioned) {
   std::string s = versioned ? "versioned " + std::to_string(in.version.major) + "." +
                                   std::to_string(in.version.minor) + " flags=" +

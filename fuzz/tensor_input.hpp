@@ -65,6 +65,10 @@ std::vector<uint8_t> encode(const TensorInput& in);
 // dimensions past kExplicitDims, extent 1 and stride 1, are written as a repeat:
 // "shape=[8,...,8]+[1]*936".
 std::string describe(const TensorInput& in, bool versioned);
+// The keywords of python/reproducers/dlconform_capsule.py's capsule() and Producer() that
+// rebuild the input: "dtype=(2, 32, 1), shape=[8,8], strides=[8,1], ..., versioned=True,
+// version=(1, 3), flags=0"; the data's values are the module's own (element k holds k + 1).
+std::string python_keywords(const TensorInput& in, bool versioned);
 // The extents or strides of an input as describe() writes them: "[8,8]", "[8,...,8]+[1]*936".
 std::string dims_text(const int64_t* values, int32_t ndim);
 

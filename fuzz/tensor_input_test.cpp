@@ -90,3 +90,22 @@ TEST_CASE("fuzz input: the input line holds every dimension, so that it rebuilds
   CHECK(wide.find(" shape=[7" + ones + "]+[1]*6 strides=[1" + ones + "]+[1]*6 ") !=
         std::string::npos);
 }
+
+TEST_CASE("fuzz input: the Python keywords rebuild what the input says", "[unit]") {
+  CHECK(dlc_fuzz::python_keywords(dlc_fuzz::decode(nullptr, 0), true) ==
+        "dtype=(2, 32, 1), shape=[], strides=[], version=(1, 3)");
+  const std::vector<uint8_t> bytes = read_seed("import_versioned_fuzzer", "compact_f32_8x8");
+  dlc_fuzz::TensorInput in = dlc_fuzz::decode(bytes.data(), bytes.size());
+  CHECK(dlc_fuzz::python_keywords(in, false) == "dtype=(2, 32, 1), shape=[8,8], strides=[8,1]");
+  in.layout |= dlc_fuzz::kShapeNull | dlc_fuzz::kStridesNull | dlc_fuzz::kDataNull;
+  in.byte_offset = 4;
+  in.misalign = 3;
+  in.device = {3, 1};
+  in.flags = 5;
+  in.version = {0, 9};
+  CHECK(dlc_fuzz::python_keywords(in, true) ==
+        "dtype=(2, 32, 1), shape=[8,8], null_shape=True, byte_offset=4, misalign=3, "
+        "device=(3, 1), null_data=True, version=(0, 9), flags=5");
+  in.ndim = -2;
+  CHECK(dlc_fuzz::python_keywords(in, false).find("shape=[], ndim=-2") != std::string::npos);
+}

@@ -57,6 +57,9 @@ SEEDS = {
     "read_only": record(flags=1, shape=(8, 8)),
     "unknown_flag_bits": record(flags=1 << 40, shape=(4,)),
     "future_major": record(major=2, minor=0, shape=(4,)),
+    # no release has a versioned struct of major 0: a consumer of 1.x refuses any major but 1
+    # (VER-2); NumPy checks major > 1 only and reads it as 1.x
+    "past_major": record(major=0, minor=9, shape=(4,)),
     "future_minor_unknown_dtype": record(minor=99, dtype=(42, 32, 1), shape=(4,)),
     "unknown_dtype": record(dtype=(99, 32, 1), shape=(4,)),
     "fp4_with_8_bits": record(dtype=(17, 8, 1), shape=(16,)),
@@ -117,7 +120,8 @@ def main(root):
         write(os.path.join(root, "negotiate_version_fuzzer", "seeds"), name, data)
     for name, data in SEEDS.items():
         write(os.path.join(root, "import_versioned_fuzzer", "seeds"), name, data)
-        versioned_only = name.startswith(("future_", "read_only", "unknown_flag", "null_strides_v1_3"))
+        versioned_only = name.startswith(("future_", "past_major", "read_only", "unknown_flag",
+                                           "null_strides_v1_3"))
         if not versioned_only:
             write(os.path.join(root, "import_legacy_fuzzer", "seeds"), name, data)
         # The differential target reads both struct kinds: every seed in each.

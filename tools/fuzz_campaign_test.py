@@ -135,6 +135,19 @@ for what, args, importer, want in (
     check(f"command words, {what}",
           campaign.command_words(types.SimpleNamespace(**args), importer), want)
 
+# Which known entries name a finding: rule and class, as in the matrix; an old-form entry (no
+# classes) names every class of its rule.
+KNOWN = [("LAY-6", ["wild-pointer"], "reads a NULL shape"),
+         ("LAY-4", ["accepted-invalid", "sanitizer-report"], "accepts NULL data"),
+         ("LAY-10", [], "old form")]
+for what, cls, rule, want in (
+        ("rule and class", "wild-pointer", "LAY-6", ["reads a NULL shape"]),
+        ("another class of the rule", "accepted-invalid", "LAY-6", []),
+        ("the second class of an entry", "sanitizer-report", "LAY-4", ["accepts NULL data"]),
+        ("an old-form entry", "out-of-bounds", "LAY-10", ["old form"]),
+        ("no entry of the rule", "wild-pointer", "LAY-5", [])):
+    check(f"known reasons, {what}", campaign.known_reasons(KNOWN, cls, rule), want)
+
 print(f"ok: fuzz-campaign readers, {failures} failures" if not failures else
       f"{failures} failures")
 sys.exit(1 if failures else 0)

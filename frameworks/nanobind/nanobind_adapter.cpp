@@ -69,21 +69,9 @@ PyObject* g_hold = nullptr;  // dlc_nb_probe.hold (strong reference, never relea
 PyObject* g_drop = nullptr;  // dlc_nb_probe.drop
 bool g_holding = false;      // hold() succeeded since the last drop()
 
-// The folder this plugin was loaded from: the probe module lies there.
-std::string plugin_folder() {
-  Dl_info info{};
-  if (dladdr(reinterpret_cast<const void*>(&plugin_folder), &info) == 0 ||
-      info.dli_fname == nullptr) {
-    return ".";
-  }
-  std::string path = info.dli_fname;
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? std::string(".") : path.substr(0, slash);
-}
-
 // Runs with the GIL held: makes the probe module importable and looks up its functions.
 bool load_probe_module() {
-  const std::string folder = plugin_folder();
+  const std::string folder = dlc_adapter::plugin_folder();
   PyObject* sys_path = PySys_GetObject("path");  // borrowed
   PyObject* entry = PyUnicode_FromString(folder.c_str());
   if (sys_path == nullptr || entry == nullptr || PyList_Insert(sys_path, 0, entry) != 0) {

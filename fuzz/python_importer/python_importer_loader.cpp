@@ -18,6 +18,7 @@
 #include <cstring>
 #include <string>
 
+#include "adapter_support.hpp"
 #include "dlconform/plugin.h"
 
 extern char** environ;
@@ -116,18 +117,6 @@ std::string next_line(std::string* text) {
   return line;
 }
 
-// The folder this plugin was loaded from: the body lies there.
-std::string plugin_folder() {
-  Dl_info info{};
-  if (dladdr(reinterpret_cast<const void*>(&plugin_folder), &info) == 0 ||
-      info.dli_fname == nullptr) {
-    return ".";
-  }
-  const std::string path = info.dli_fname;
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? std::string(".") : path.substr(0, slash);
-}
-
 const DLCPlugin* load() {
   const char* chosen = std::getenv("DLCONFORM_PYTHON");
   const std::string python = chosen != nullptr && *chosen != '\0' ? chosen : DLC_DEFAULT_PYTHON;
@@ -151,7 +140,7 @@ const DLCPlugin* load() {
   // The interpreter finds its standard library under its own prefix, not where PATH leads.
   setenv("PYTHONHOME", home.c_str(), 1);
   unsetenv("PYTHONPATH");
-  const std::string body = plugin_folder() + "/python-importer-body.so";
+  const std::string body = dlc_adapter::plugin_folder() + "/python-importer-body.so";
   void* handle = dlopen(body.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
     const char* e = dlerror();

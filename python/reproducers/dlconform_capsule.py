@@ -2,10 +2,14 @@
 so that a reproducer needs only the framework whose finding it shows.
 
   capsule(dtype, shape, strides=None, byte_offset=0, device=(1, 0), versioned=False,
-          null_deleter=False, null_data=False, guarded=False)
+          null_deleter=False, null_data=False, guarded=False, null_shape=False, ndim=None,
+          version=(1, 3), flags=0, misalign=0)
                                                     a "dltensor" (or "dltensor_versioned") capsule;
       guarded=True puts the struct alone in a page that its deleter makes unreadable, so that a
-      consumer touching it after the deleter ran dies on SIGSEGV instead of reading stale bytes
+      consumer touching it after the deleter ran dies on SIGSEGV instead of reading stale bytes;
+      null_shape, ndim (default len(shape)), version, flags and misalign (bytes off the 256-byte
+      alignment) rebuild what a fuzz input says: the fuzz targets print such a call for a finding
+      in a Python importer
   Producer(..., legacy=False, answers_legacy=False) an object with __dlpack__/__dlpack_device__
       over such capsules: legacy=True has the old signature (a TypeError for max_version);
       answers_legacy=True takes max_version but answers with a legacy capsule, as a legacy
@@ -107,9 +111,10 @@ def _dtype(dtype):
 
 
 def capsule(dtype="f32", shape=(8,), strides=None, byte_offset=0, device=(1, 0),
-            versioned=False, null_deleter=False, null_data=False, guarded=False):
+            versioned=False, null_deleter=False, null_data=False, guarded=False,
+            null_shape=False, ndim=None, version=(1, 3), flags=0, misalign=0):
     code, bits, lanes = _dtype(dtype)
-    ndim = len(shape)
+    ndim = len(shape) if ndim is None else ndim
     item = max(1, (bits * lanes + 7) // 8)
     steps = list(strides) if strides is not None else None
     if steps is None:  # compact row-major, for placing the values
@@ -121,10 +126,15 @@ def capsule(dtype="f32", shape=(8,), strides=None, byte_offset=0, device=(1, 0),
         count *= max(0, extent)
         reach = (extent - 1) * step if extent > 0 else 0
         low, high = low + min(0, reach), high + max(0, reach)
-    plausible = all(e >= 0 for e in shape) and count < 1 << 20 and lanes > 0
+    # A geometry a fuzz input makes up (extents of 2^62, strides of INT64_MAX) gets a token
+    # storage: its tensor is invalid, and what matters is that the consumer is handed it.
+    plausible = (all(e >= 0 for e in shape) and count < 1 << 20 and lanes > 0 and
+                 (high - low) * item < 1 << 24 and byte_offset < 1 << 20)
     span = (high - low + 1) * item if plausible else 64
-    storage = (ctypes.c_uint8 * (byte_offset + span + 64 + 256))()
+    reserve = byte_offset if plausible else 0
+    storage = (ctypes.c_uint8 * (reserve + span + 64 + 256 + misalign))()
     start = ctypes.addressof(storage) + (-ctypes.addressof(storage)) % 256  # as DLPack advises
+    start += misalign
     first = start + byte_offset + (-low) * item
     scalar = _SCALAR.get((code, bits))
     if plausible and scalar is not None and count > 0:
@@ -144,15 +154,16 @@ def capsule(dtype="f32", shape=(8,), strides=None, byte_offset=0, device=(1, 0),
     managed = struct.from_buffer(page) if guarded else struct()
     t = managed.dl_tensor
     # data + byte_offset is the first element: behind it, negative strides reach back (-low).
-    t.data = None if null_data else start + (-low) * item
+    t.data = None if null_data else start + (-low) * item if plausible else start
     t.device = DLDevice(*device)
     t.ndim = ndim
     t.dtype = DLDataType(code, bits, lanes)
-    t.shape = shape_array
+    t.shape = None if null_shape else shape_array
     t.strides = strides_array
     t.byte_offset = byte_offset
     if versioned:
-        managed.version = DLPackVersion(1, 3)
+        managed.version = DLPackVersion(*version)
+        managed.flags = flags
     managed.deleter = DELETER() if null_deleter else _deleter
     address = ctypes.addressof(managed)
     _alive[address] = (managed, storage, shape_array, strides_array) + ((page,) if guarded else ())
