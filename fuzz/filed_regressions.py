@@ -4,9 +4,9 @@
   filed_regressions.py REGRESSIONS_DIR IMPORTER
   filed_regressions.py --cited SUPPRESSIONS CORPUS_DIR TARGET LABEL
 
-prints "FILE<TAB>WORDS" for every REGRESSIONS_DIR/IMPORTER-CLASS[-RULE].bin, WORDS being what the
-replay must stop on: "CLASS [RULE]", or "CLASS" for a finding without a rule
-(IMPORTER-sanitizer-report[-KIND].bin: "sanitizer-report"). With --cited: for
+prints "FILE<TAB>WORDS" for every REGRESSIONS_DIR/IMPORTER-CLASS[-RULE][-KIND].bin, WORDS being
+what the replay must stop on: "CLASS [RULE]", or "CLASS" for a finding without a rule
+(IMPORTER-sanitizer-report[-RULE][-KIND].bin: "sanitizer-report"). With --cited: for
 every entry of SUPPRESSIONS whose party is LABEL and that cites [fuzz: TARGET/...], that file and
 "[RULE]"."""
 import os
@@ -36,12 +36,17 @@ def main():
     folder, importer = sys.argv[1], sys.argv[2]
     if not os.path.isdir(folder):
         return 0
-    pattern = re.compile(re.escape(importer) + r"-(.+?)(?:-([a-z]+-\d+[a-z]?))?\.bin$")
+    # IMPORTER-CLASS[-RULE][-KIND].bin: a crash or a sanitizer's report is filed under its kind
+    # too (...-crash-lay-8-sigabrt-the-process-aborted.bin), a second finding of the same name
+    # under "-2".
+    classes = "|".join(re.escape(c) for c in sorted(dlconform_suppressions.finding_classes(),
+                                                    key=len, reverse=True))
+    pattern = re.compile(re.escape(importer) + rf"-({classes})(?:-([a-z]+-\d+[a-z]?))?(?:-.+)?\.bin")
     for name in sorted(os.listdir(folder)):
         m = pattern.fullmatch(name)
         if m:
             words = m.group(1) + (f" [{m.group(2).upper().replace('B', 'b')}]" if m.group(2) else "")
-            # A sanitizer's report is filed under its kind too (...-sanitizer-report-KIND.bin).
+            # A sanitizer's report names no rule the replay must say.
             if words.startswith("sanitizer-report"):
                 words = "sanitizer-report"
             print(f"{os.path.join(folder, name)}\t{words}")

@@ -137,10 +137,20 @@ dlc::Rule null_field_rule(const TensorInput& in, uintptr_t address) {
   return dlc::Rule::none;
 }
 
+// Whether the tensor in flight has no storage (an invalid host tensor: a 0-byte data block).
+bool g_no_storage = false;
+
 dlc::FaultFacts fault_facts(const dlc::SignalFacts& signal) {
   dlc::FaultFacts facts;
   facts.signal = signal;
   facts.block = host().arena.facts(signal.address);
+  // A read through the data of a tensor with no storage that lands in a block an earlier case
+  // freed is a read of data that never existed (NumPy walking strides of [0, -1] backwards from
+  // data - 4), not a stale pointer kept since that case: out-of-bounds, under the input's rule.
+  if (g_no_storage && facts.block.found && facts.block.state == dlc::BlockState::freed &&
+      facts.block.cases_ago > 0) {
+    facts.block.state = dlc::BlockState::no_storage;
+  }
   facts.misaligned_data = g_input != nullptr && g_input->misalign % 16 != 0;
   facts.case_rule = g_input_rule;
   if (!facts.block.found && g_input != nullptr && !in_child()) {
@@ -564,6 +574,7 @@ int valid_edges(const TensorInput& in, dlc::Rule* out) {
   if (zero_size) out[n++] = dlc::Rule::LAY_7;
   if (has_edge_stride(in)) out[n++] = dlc::Rule::LAY_8;
   if (in.misalign != 0) out[n++] = dlc::Rule::LAY_9;
+  if (in.layout & kDeleterNull) out[n++] = dlc::Rule::LIFE_4;
   // Device memory the host must not read (DEV-3): MXNet's CPU build imports a CUDA tensor, then
   // aborts when it frees it.
   if (!dlc::abi::is_host_accessible(in.device.device_type)) out[n++] = dlc::Rule::DEV_3;
@@ -629,6 +640,7 @@ DLC_NO_COVERAGE Built build_tensor(const TensorInput& in, bool versioned,
   } else {
     data = static_cast<uint8_t*>(keep(arena.alloc(0, 1, DLC_ALLOC_DATA)));  // invalid: nothing
   }
+  g_no_storage = plan.kind == StoragePlan::kEmpty;
 
   dlc::abi::Tensor t{};
   t.data = data;

@@ -236,7 +236,7 @@ bool read_child_finding(int fd, dlc::Finding* f) {
 }  // namespace
 
 dlc::Rule known_bug_of(const dlc::LoadedPlugin& consumer, const Built& built) {
-  if (g_known.entries.empty() || consumer.name() != under_test().name) return dlc::Rule::none;
+  if (consumer.name() != under_test().name) return dlc::Rule::none;
   const dlc::abi::StructKind kind = dlc::abi::struct_kind_of_name(built.handoff.name);
   dlc::Rule edges[kMaxEdges];
   const int n = current_input() != nullptr ? valid_edges(*current_input(), edges) : 0;
@@ -259,10 +259,15 @@ dlc::Rule known_bug_of(const dlc::LoadedPlugin& consumer, const Built& built) {
   // tools/fuzz-campaign, which makes the first of them known to a campaign after a new crash.
   static const bool say_rules = std::getenv("DLCONFORM_SAY_RULES") != nullptr;
   if (say_rules && current_input() != nullptr) {
+    // A rule that binds producers only (DEV-2) comes last: a consumer may take such a tensor.
     std::string line = "dlconform fuzz: input rules: breaks";
-    for (int i = 0; i < verdict.count; ++i) {
-      if (verdict.violations[i].severity() == dlc::Severity::must) {
-        line += std::string(" ") + dlc::id_of(verdict.violations[i].rule);
+    for (const bool producers_only : {false, true}) {
+      for (int i = 0; i < verdict.count; ++i) {
+        const dlc::Rule rule = verdict.violations[i].rule;
+        if (verdict.violations[i].severity() == dlc::Severity::must &&
+            dlc::info(rule).producers_only == producers_only) {
+          line += std::string(" ") + dlc::id_of(rule);
+        }
       }
     }
     line += "; exercises";
@@ -270,6 +275,19 @@ dlc::Rule known_bug_of(const dlc::LoadedPlugin& consumer, const Built& built) {
     line += "\n";
     write_stderr(line.c_str());
   }
+  // A crash on an invalid tensor is named under the first MUST rule it breaks that binds
+  // consumers too (torch's abort on an overflowing storage size is LAY-10's), not under the edge
+  // case rule_exercised() guessed. A CPU device_id other than 0 (DEV-2, the producer's rule) is
+  // no cause: torch's abort on negative strides stays LAY-8's with one.
+  for (int i = 0; i < verdict.count; ++i) {
+    const dlc::Rule rule = verdict.violations[i].rule;
+    if (verdict.violations[i].severity() == dlc::Severity::must &&
+        !dlc::info(rule).producers_only) {
+      set_input_rule(rule);
+      break;
+    }
+  }
+  if (g_known.entries.empty()) return dlc::Rule::none;
   // A legacy struct to a consumer of DLPack 1.0+ that is known to refuse one (VER-4, Arrow).
   if (kind == dlc::abi::StructKind::legacy && consumer.table->dlpack_version.major >= 1 &&
       is_known(dlc::Rule::VER_4)) {
@@ -277,17 +295,19 @@ dlc::Rule known_bug_of(const dlc::LoadedPlugin& consumer, const Built& built) {
   }
   // An invalid tensor: any of its MUST violations that the importer is known to accept (one it
   // also has would surface mixed with the known bug's effects). The replayed finding's own rule
-  // never counts, so that its replay reaches the importer in this process.
+  // never counts, so that its replay reaches the importer in this process. A violation of a rule
+  // that binds producers only leaves the tensor one a consumer may take: its edge cases count.
   bool invalid = false;
   for (int i = 0; i < verdict.count; ++i) {
     const dlc::Violation& v = verdict.violations[i];
     if (v.severity() != dlc::Severity::must) continue;
     if (g_known_except == dlc::id_of(v.rule)) return dlc::Rule::none;
-    invalid = true;
+    invalid = invalid || !dlc::info(v.rule).producers_only;
     if (is_known(v.rule)) return v.rule;
   }
   if (invalid) return dlc::Rule::none;
-  // A valid one: a known bug on a valid edge case it exercises; never on plain layouts.
+  // A valid one (for a consumer): a known bug on a valid edge case it exercises; never on plain
+  // layouts.
   for (int i = 0; i < n; ++i) {
     if (g_known_except == dlc::id_of(edges[i])) return dlc::Rule::none;
   }

@@ -92,6 +92,27 @@ class Importer:
             self.api, self.capsule_api = next(iter(capsule_apis.items()))
         self.held = None
         self.np = self.fw.np
+        self.asks_versioned = self.capsule_api is not None or self._asks_versioned()
+
+    def _asks_versioned(self):
+        """Whether from_dlpack asks __dlpack__ for a versioned struct (a max_version of major 1
+        or more), tried once on an exporter that refuses. One that never does (JAX 0.10 asks
+        with stream alone) takes only legacy capsules through the protocol."""
+        class Probe:
+            asks = []
+
+            def __dlpack__(self, **keywords):
+                Probe.asks.append(keywords)
+                raise BufferError("dlconform probe: refused")
+
+            def __dlpack_device__(self):
+                return (1, 0)
+
+        try:
+            self.fw.import_(Probe())
+        except Exception:  # the probe's refusal, or the library's own words about it
+            pass
+        return not Probe.asks or any((k.get("max_version") or (0,))[0] >= 1 for k in Probe.asks)
 
     def describe(self):
         """(party, description): the name findings and suppression entries give the importer
@@ -101,7 +122,11 @@ class Importer:
         return f"python:{chosen}", f"{self.fw.label} {self.api}"
 
     def header(self):
+        """The DLPack version the importer takes: the adapter's, or 0.8, the last legacy
+        release, for a from_dlpack that never asks for a versioned struct."""
         major, minor = self.fw.header()
+        if not self.asks_versioned and int(major) >= 1:
+            return 0, 8
         return int(major), int(minor)
 
     def profile(self):
