@@ -153,7 +153,9 @@ dlc::FaultFacts fault_facts(const dlc::SignalFacts& signal) {
   }
   facts.misaligned_data = g_input != nullptr && g_input->misalign % 16 != 0;
   facts.case_rule = g_input_rule;
-  if (!facts.block.found && g_input != nullptr && !in_child()) {
+  // Only a memory fault has an address (an abort's si_addr holds the sender's pid).
+  const bool memory_fault = signal.signal == SIGSEGV || signal.signal == SIGBUS;
+  if (memory_fault && !facts.block.found && g_input != nullptr && !in_child()) {
     const dlc::Rule by_field = null_field_rule(*g_input, signal.address);
     if (by_field != dlc::Rule::none) facts.case_rule = by_field;
   }
@@ -714,6 +716,16 @@ Outcome run_consumer(const dlc::LoadedPlugin& consumer, Built& built) {
 
   const dlc::DeleterLedger& ledger = host().ledger;
   const dlc::DeleterLedger::Entry* entry = ledger.find(built.managed);
+  // The deleter may run on a thread of the importer's own (LIFE-7): JAX's runtime releases an
+  // imported buffer a moment after the array dies. An import taken and released but not deleted
+  // yet gets up to 200 ms, as the matrix gives it, before it counts as a leak.
+  if (out.rc == DLC_OK && out.taken && !built.deleter_null && entry != nullptr) {
+    for (int waited_us = 0; __atomic_load_n(&entry->calls, __ATOMIC_ACQUIRE) == 0 &&
+                            waited_us < 200000;
+         waited_us += 100) {
+      usleep(100);
+    }
+  }
   dlc::LifecycleFacts lf;
   lf.offered_name = offered;
   lf.name_after = name;
@@ -748,6 +760,7 @@ Outcome run_consumer(const dlc::LoadedPlugin& consumer, Built& built) {
 
 bool inside_profile(const dlc::Profile& consumer, const TensorInput& in, bool versioned) {
   if (in.ndim < 0 || in.ndim > DLC_MAX_NDIM) return false;
+  if (versioned && (consumer.features & DLC_FEATURE_LEGACY_STRUCT_ONLY)) return false;
   dlc::TensorCase t;
   DLCTensorSpec& s = t.spec;
   s.dtype = in.dtype;

@@ -23,6 +23,7 @@ CODES = dlc.DTYPES
 # Profile words (docs/matrix.md) -> DLCProfile bits (include/dlconform/plugin.h).
 STRIDE_BITS = {"positive": 1, "negative": 2, "zero": 4, "overlapping": 8}
 FEATURE_BITS = {"read-only": 1, "zero-dim": 2, "zero-size": 4, "copy": 8, "misaligned": 16}
+LEGACY_STRUCT_ONLY = 16384  # DLC_FEATURE_LEGACY_STRUCT_ONLY
 
 
 class Exporter:
@@ -119,14 +120,11 @@ class Importer:
         ("python:" and the module, or the adapter's class), and the library, its version and the
         importer's API."""
         chosen = os.environ.get("DLCONFORM_PYTHON_MODULE", "") or type(self.fw).__name__
-        return f"python:{chosen}", f"{self.fw.label} {self.api}"
+        legacy = "" if self.asks_versioned else " (asks for legacy capsules only)"
+        return f"python:{chosen}", f"{self.fw.label} {self.api}{legacy}"
 
     def header(self):
-        """The DLPack version the importer takes: the adapter's, or 0.8, the last legacy
-        release, for a from_dlpack that never asks for a versioned struct."""
         major, minor = self.fw.header()
-        if not self.asks_versioned and int(major) >= 1:
-            return 0, 8
         return int(major), int(minor)
 
     def profile(self):
@@ -135,6 +133,8 @@ class Importer:
         dtypes = tuple(CODES[d] for d in self.fw.dtypes if d in CODES)
         strides = sum(STRIDE_BITS.get(w, 0) for w in set(self.fw.strides.split()))
         features = sum(FEATURE_BITS.get(w, 0) for w in set(self.fw.features.split()))
+        if not self.asks_versioned:
+            features |= LEGACY_STRUCT_ONLY
         return dtypes, strides, features, int(self.fw.max_ndim)
 
     def take(self, capsule, versioned, device):

@@ -58,7 +58,8 @@ constexpr NamedBit kFeatures[] = {{"read-only", DLC_FEATURE_READ_ONLY},
                                   {"null-shape", DLC_FEATURE_NULL_SHAPE},
                                   {"null-data", DLC_FEATURE_NULL_DATA},
                                   {"null-strides", DLC_FEATURE_NULL_STRIDES},
-                                  {"byte-offset", DLC_FEATURE_BYTE_OFFSET}};
+                                  {"byte-offset", DLC_FEATURE_BYTE_OFFSET},
+                                  {"legacy-struct-only", DLC_FEATURE_LEGACY_STRUCT_ONLY}};
 constexpr uint32_t kAllStrides =
     DLC_STRIDES_POSITIVE | DLC_STRIDES_NEGATIVE | DLC_STRIDES_ZERO | DLC_STRIDES_OVERLAPPING;
 

@@ -314,6 +314,11 @@ typedef struct DLCObservation {
  *  every case with such a party runs in a process of its own (a device runtime does not survive a
  *  fork). */
 #define DLC_FEATURE_REAL_DEVICE 8192u
+/** Consumer only: takes the legacy DLManagedTensor alone, whatever its header's version knows of
+ *  dtypes and devices: a Python from_dlpack that never asks __dlpack__ for a versioned struct
+ *  (JAX 0.10 asks with stream alone). A versioned struct is outside its profile, so refusing one
+ *  is no finding. */
+#define DLC_FEATURE_LEGACY_STRUCT_ONLY 16384u
 
 /**
  * What a party supports. A producer is only asked for tensors inside its profile (anything else
