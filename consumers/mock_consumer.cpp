@@ -49,6 +49,7 @@
 #define DLC_BUG_shared_ctx_double_free 19
 #define DLC_BUG_frees_shape 20
 #define DLC_BUG_frees_unowned 21
+#define DLC_BUG_takes_used_capsule 22
 #ifndef DLC_BUG
 #define DLC_BUG none
 #endif
@@ -189,6 +190,10 @@ int consume(void*, DLCHandoff* handoff, const DLCRequest*, DLCObservation* obs, 
     kind = DLC_STRUCT_VERSIONED;
   }
   if (kBug == DLC_BUG_read_past_legacy) kind = DLC_STRUCT_VERSIONED;  // ignores the name
+  if (kBug == DLC_BUG_takes_used_capsule && handoff->name != nullptr &&
+      std::strncmp(handoff->name, "used_", 5) == 0) {  // reads past the prefix (LIFE-8)
+    kind = std::strcmp(handoff->name, "used_dltensor") == 0 ? DLC_STRUCT_LEGACY : DLC_STRUCT_VERSIONED;
+  }
   if (kind == DLC_STRUCT_UNKNOWN) {
     std::string why = std::string("expected capsule name ") +
                       (kVersioned ? "dltensor or dltensor_versioned" : "dltensor") + " but found " +

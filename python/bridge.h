@@ -64,9 +64,10 @@ PyObject* check_exchange_api(PyObject*, PyObject* args);
 // xapi_current_work_stream(obj, device_type, device_id): (rc, stream) or None.
 PyObject* xapi_current_work_stream(PyObject*, PyObject* args);
 
-// bridge_asks.cpp: judge_asks(calls, facts) and judge_write_through(facts), each a finding tuple
-// or None.
+// bridge_asks.cpp: judge_asks(calls, facts), judge_write_through(facts) and
+// judge_used_capsule(facts), each a finding tuple or None.
 PyObject* judge_asks(PyObject*, PyObject* args);
 PyObject* judge_write_through(PyObject*, PyObject* args);
+PyObject* judge_used_capsule(PyObject*, PyObject* args);
 
 }  // namespace dlc::bridge

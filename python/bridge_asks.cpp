@@ -1,7 +1,7 @@
-// The judges of the consumer's side of the Python protocol, for the driver's `asks` and
-// `immutable` scenarios: the calls a consumer made on the object it was handed, and a write
-// through its import of immutable data. The facts come from Python; the verdicts from
-// harness/judge (judge_asks.cpp), like every other verdict.
+// The judges of the consumer's side of the Python protocol, for the driver's `asks`, `immutable`
+// and `used-capsule` scenarios: the calls a consumer made on the object it was handed, a write
+// through its import of immutable data, and a second import of a consumed capsule. The facts
+// come from Python; the verdicts from harness/judge, like every other verdict.
 #include <string>
 #include <vector>
 
@@ -122,6 +122,28 @@ PyObject* judge_write_through(PyObject*, PyObject* args) {
   f.consumer_label = consumer.c_str();
   Finding out;
   dlc::judge_write_through(f, &out);
+  return finding_tuple(out);
+}
+
+PyObject* judge_used_capsule(PyObject*, PyObject* args) {
+  PyObject* facts = nullptr;
+  if (!PyArg_ParseTuple(args, "O!", &PyDict_Type, &facts)) return nullptr;
+  auto text = [&](const char* key) {
+    return item(facts, key) != nullptr ? utf8(item(facts, key)) : std::string();
+  };
+  const std::string used_name = text("used_name");
+  const std::string error = text("error");
+  const std::string consumer = text("consumer");
+  PyObject* calls = item(facts, "consumer_calls");
+  UsedCapsuleFacts f;
+  f.used_name = used_name.c_str();
+  f.imported = truthy(facts, "imported");
+  f.consumer_error = error.c_str();
+  f.consumer_calls = calls != nullptr ? static_cast<uint32_t>(PyLong_AsUnsignedLong(calls)) : 0;
+  if (PyErr_Occurred()) return nullptr;
+  f.consumer_label = consumer.c_str();
+  Finding out;
+  dlc::judge_used_capsule(f, &out);
   return finding_tuple(out);
 }
 

@@ -754,6 +754,8 @@ PyMethodDef module_methods[] = {
      "capsule_flags(capsule): a versioned struct's flags (0 for a legacy one)."},
     {"judge_asks", judge_asks, METH_VARARGS,
      "judge_asks(calls, facts): how a consumer called __dlpack__ (VER-5, STRM-1/3/4)."},
+    {"judge_used_capsule", judge_used_capsule, METH_VARARGS,
+     "judge_used_capsule(facts): a capsule consumed already, handed again (LIFE-8)."},
     {"judge_write_through", judge_write_through, METH_VARARGS,
      "judge_write_through(facts): whose rule a write into immutable data breaks."},
     {"xapi_current_work_stream", xapi_current_work_stream, METH_VARARGS,

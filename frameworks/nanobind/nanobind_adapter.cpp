@@ -209,18 +209,23 @@ int consume(void*, DLCHandoff* handoff, const DLCRequest*, DLCObservation* obs, 
   }
   const bool raw = handoff->name == nullptr;
   bool versioned = true;  // raw: what a writable nb::ndarray<> asks producers for
+  // A capsule consumed already keeps its used_ name, so that nanobind itself meets it (LIFE-8).
+  const char* capsule_name = versioned ? kVersionedName : kLegacyName;
   if (!raw) {
-    if (std::strcmp(handoff->name, kLegacyName) == 0) {
+    if (std::strcmp(handoff->name, kLegacyName) == 0 ||
+        std::strcmp(handoff->name, kUsedLegacyName) == 0) {
       versioned = false;
-    } else if (std::strcmp(handoff->name, kVersionedName) == 0) {
+    } else if (std::strcmp(handoff->name, kVersionedName) == 0 ||
+               std::strcmp(handoff->name, kUsedVersionedName) == 0) {
       versioned = true;
     } else {
-      // nanobind's caster takes only these two capsule names; the producer keeps the rest.
+      // nanobind's caster takes only these capsule names; the producer keeps the rest.
       set_error(err, err_len,
                 std::string("expected a dltensor or dltensor_versioned capsule but found ") +
                     handoff->name);
       return DLC_ERR_BUFFER;
     }
+    capsule_name = handoff->name;
   }
   if (versioned) {
     // The version sits at the same place in every major (LAY-3); the flags only in major 1,
@@ -240,8 +245,7 @@ int consume(void*, DLCHandoff* handoff, const DLCRequest*, DLCObservation* obs, 
   PyGILState_STATE gil = PyGILState_Ensure();
   {
     // No destructor: while the name is unchanged the harness owns the struct (see the top).
-    PyObject* capsule =
-        PyCapsule_New(handoff->pointer, versioned ? kVersionedName : kLegacyName, nullptr);
+    PyObject* capsule = PyCapsule_New(handoff->pointer, capsule_name, nullptr);
     if (capsule == nullptr) {
       message = "PyCapsule_New failed: " + fetch_python_error();
       rc = DLC_ERR_INTERNAL;

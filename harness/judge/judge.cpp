@@ -345,6 +345,24 @@ void judge_lifecycle(const LifecycleFacts& f, Finding* out) noexcept {
   }
 }
 
+void judge_used_capsule(const UsedCapsuleFacts& f, Finding* out) noexcept {
+  out->clear();
+  if (f.imported) {
+    out->set(FindingClass::accepted_invalid, Rule::LIFE_8)
+        .add("expected ").add(f.consumer_label).add(" to refuse a capsule named ").add(f.used_name)
+        .add(" (consumed already) but it imported it (deleter calls: ").unum(f.consumer_calls)
+        .add(')');
+    return;
+  }
+  if (f.consumer_calls > 0) {
+    out->set(FindingClass::deleter_called_twice, Rule::LIFE_3)
+        .add("expected no deleter call on a capsule named ").add(f.used_name)
+        .add(", whose first importer owes the one call, but found ").unum(f.consumer_calls)
+        .add(" from ").add(or_dash(f.first_call_where)).add(" of ").add(f.consumer_label)
+        .add(", which refused it: ").add(f.consumer_error);
+  }
+}
+
 void judge_import(const ImportFacts& f, Finding* out) noexcept {
   out->clear();
   if (f.rc != DLC_OK) {

@@ -86,6 +86,20 @@ struct LifecycleFacts {
 
 void judge_lifecycle(const LifecycleFacts& facts, Finding* out) noexcept;
 
+// A capsule consumed already, handed to a consumer again (LIFE-8). The Python bridge judges its
+// frameworks' second imports with the same classes: accepted-invalid [LIFE-8] for an import,
+// deleter-called-twice [LIFE-3] for a deleter call the first importer still owes.
+struct UsedCapsuleFacts {
+  const char* used_name = "";        // "used_dltensor_versioned"
+  bool imported = false;             // consume() returned DLC_OK
+  const char* consumer_error = "";
+  uint32_t consumer_calls = 0;       // deleter calls during consume/release
+  const char* first_call_where = nullptr;
+  const char* consumer_label = "";
+};
+
+void judge_used_capsule(const UsedCapsuleFacts& facts, Finding* out) noexcept;
+
 struct ImportFacts {
   int rc = DLC_OK;                  // consume() result
   const char* consumer_error = "";

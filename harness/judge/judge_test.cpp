@@ -114,6 +114,31 @@ TEST_CASE("judge: lifecycle (LIFE-1, LIFE-3)", "[unit]") {
   }
 }
 
+TEST_CASE("judge: a used capsule handed again (LIFE-8)", "[unit]") {
+  struct Row {
+    const char* what;
+    bool imported;
+    uint32_t calls;
+    const char* expected;
+  };
+  const Row rows[] = {
+      {"refused, deleter left alone", false, 0, "none"},
+      {"imported again", true, 0, "accepted-invalid LIFE-8"},
+      {"imported again and deleted", true, 1, "accepted-invalid LIFE-8"},
+      {"refused, but deleted", false, 1, "deleter-called-twice LIFE-3"},
+  };
+  for (const Row& row : rows) {
+    dlc::UsedCapsuleFacts f;
+    f.used_name = "used_dltensor_versioned";
+    f.imported = row.imported;
+    f.consumer_error = "expected dltensor_versioned";
+    f.consumer_calls = row.calls;
+    f.first_call_where = "release()";
+    f.consumer_label = "c@v1.3";
+    expect_verdict(row, f, dlc::judge_used_capsule);
+  }
+}
+
 TEST_CASE("judge: the producer's handoff against the request", "[unit]") {
   Tensor t;
   DLCRequest request{};

@@ -141,7 +141,7 @@ std::vector<CaseDef> plan_matrix(const std::vector<Participant>& participants) {
   auto conformant_any_memory = [](const Participant& q) {
     return q.planted == nullptr && q.generation != Generation::variant;
   };
-  // Parties of real device memory meet in the device section (6) only: the host catalogue is
+  // Parties of real device memory meet in the device section (7) only: the host catalogue is
   // nothing they can make, and a fork per case is not for tens of thousands of cases.
   auto conformant = [&](const Participant& q) {
     return conformant_any_memory(q) && !q.real_device();
@@ -165,7 +165,7 @@ std::vector<CaseDef> plan_matrix(const std::vector<Participant>& participants) {
     const std::string scenario = pair_scenario(p, c);
     for (size_t ti = 0; ti < catalogue.size(); ++ti) {
       const TensorCase& t = catalogue[ti];
-      if (t.generated || t.real_device) continue;  // device memory: section 6
+      if (t.generated || t.real_device) continue;  // device memory: section 7
       push(static_cast<int>(pi), static_cast<int>(ci), static_cast<int>(ti), false,
            t.base ? scenario : "edge", expectation(p, c, t), "");
     }
@@ -234,7 +234,7 @@ std::vector<CaseDef> plan_matrix(const std::vector<Participant>& participants) {
   for (size_t pi = 0; pi < participants.size(); ++pi) {
     const Participant& p = participants[pi];
     if (!p.plugin.is_producer() || p.planted != nullptr || p.layout != "versioned") continue;
-    // A device producer is asked about a tensor of its own first device (section 6 has the rest).
+    // A device producer is asked about a tensor of its own first device (section 7 has the rest).
     int tensor = first_tensor;
     if (p.real_device()) {
       tensor = -1;
@@ -272,9 +272,30 @@ std::vector<CaseDef> plan_matrix(const std::vector<Participant>& participants) {
                       bug_is_producer ? partner : static_cast<int>(i), tensor, bug.planted->raw,
                       "planted", Expectation::broken, bug.planted->cls);
     c.result.expected_rule = bug.planted->rule;
+    c.used_capsule = bug.planted->used_capsule;
   }
 
-  // 6. Real device memory (CUDA, oneAPI): every conformant device producer with every
+  // 6. A used capsule (LIFE-8): every conformant consumer is handed a capsule of each struct it
+  //    takes that an earlier import consumed already. It must refuse it without touching the
+  //    deleter, which stays the first importer's to call (CuPy, JAX and TensorFlow test this).
+  const int used_tensor = find_tensor("f32_8x8");
+  const int used_producers[] = {index_of("legacy-producer@v0.6"),
+                                index_of("versioned-producer@v1.3")};
+  for (size_t ci = 0; ci < participants.size(); ++ci) {
+    const Participant& c = participants[ci];
+    if (!c.plugin.is_consumer() || !conformant(c)) continue;
+    for (int pi : used_producers) {
+      if (pi < 0) continue;
+      // A versioned capsule goes only to a consumer that asks for one.
+      if (participants[pi].layout == "versioned" && !asks_max_version(c)) continue;
+      CaseDef& u = push(pi, static_cast<int>(ci), used_tensor, false, "used-capsule",
+                        Expectation::pass, "");
+      u.used_capsule = true;
+      u.must_accept = false;
+    }
+  }
+
+  // 7. Real device memory (CUDA, oneAPI): every conformant device producer with every
   //    conformant consumer, host mocks included (they must refuse without touching the data,
   //    DEV-3), each device tensor it can make, under the S0/S1/S2 name of the pair; and what a
   //    device consumer does with the host's tensors and with a mock's host stand-in for device

@@ -49,6 +49,10 @@ struct CaseSpec {
   int consumer = -1;  // -1: the harness itself consumes (negotiation cases)
   int tensor = 0;     // index into tensor_catalogue()
   bool raw = false;
+  // The consumer is handed a capsule that an earlier import consumed (renamed used_dltensor or
+  // used_dltensor_versioned; the harness holds it): it must refuse it and leave the deleter
+  // alone (LIFE-8).
+  bool used_capsule = false;
   bool override_request = false;  // negotiation: use max_version below, not the consumer's
   bool has_max_version = false;
   DLCVersion max_version{0, 0};

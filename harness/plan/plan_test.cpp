@@ -152,3 +152,30 @@ TEST_CASE("plan: expectations come from rules and profiles, never names", "[unit
   CHECK(by_id.count("negotiation/p-versioned@v1.3/max_version=2.0") == 1);
   CHECK(by_id.count("negotiation/p-major2@v1.3/max_version=none") == 1);
 }
+
+TEST_CASE("plan: every consumer meets a used capsule of each struct it takes", "[unit]") {
+  static const DLCPlugin legacy =
+      table("legacy-producer", DLC_ROLE_PRODUCER, {0, 6}, false, "legacy", nullptr);
+  static const DLCPlugin versioned =
+      table("versioned-producer", DLC_ROLE_PRODUCER, {1, 3}, false, "versioned", nullptr);
+  static const DLCPlugin old_consumer = table("c-old", DLC_ROLE_CONSUMER, {0, 6}, false, nullptr, nullptr);
+  static const DLCPlugin new_consumer = table("c-new", DLC_ROLE_CONSUMER, {1, 3}, true, nullptr, nullptr);
+  const std::vector<dlc::Participant> parties = {party(&legacy, true), party(&versioned, true),
+                                                 party(&old_consumer, true),
+                                                 party(&new_consumer, false)};
+  std::map<std::string, const dlc::CaseDef*> used;
+  for (const dlc::CaseDef& c : dlc::plan_matrix(parties)) {
+    if (c.used_capsule) used[c.result.id] = new dlc::CaseDef(c);
+  }
+  CHECK(used.size() == 3);
+  CHECK(used.count("used-capsule/legacy-producer@v0.6/c-old@v0.6/f32_8x8") == 1);
+  CHECK(used.count("used-capsule/legacy-producer@v0.6/c-new@v1.3/f32_8x8") == 1);
+  // A consumer that never asks for max_version is never handed a versioned capsule.
+  CHECK(used.count("used-capsule/versioned-producer@v1.3/c-old@v0.6/f32_8x8") == 0);
+  REQUIRE(used.count("used-capsule/versioned-producer@v1.3/c-new@v1.3/f32_8x8") == 1);
+  const dlc::CaseDef& c = *used["used-capsule/versioned-producer@v1.3/c-new@v1.3/f32_8x8"];
+  CHECK(c.result.scenario == "used-capsule");
+  CHECK(c.result.expected == dlc::Expectation::pass);
+  CHECK_FALSE(c.must_accept);
+  for (auto& [id, def] : used) delete def;
+}

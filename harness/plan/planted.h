@@ -14,6 +14,7 @@ struct PlantedBug {
   const char* rule;     // and the rule
   const char* tensor;   // the catalogue tensor of the exposing exchange
   bool raw;             // the exchange is raw (type-erased)
+  bool used_capsule;    // the capsule is handed over already consumed (LIFE-8)
   const char* partner;  // the built-in peer's label, "versioned-producer@v1.3"
 };
 

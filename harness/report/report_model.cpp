@@ -10,8 +10,8 @@
 namespace dlc::report {
 namespace {
 
-constexpr std::string_view kScenarioOrder[] = {"S0",          "S1",   "S2",     "raw",
-                                               "negotiation", "edge", "planted"};
+constexpr std::string_view kScenarioOrder[] = {"S0",   "S1",           "S2",     "raw", "negotiation",
+                                               "edge", "used-capsule", "planted"};
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
@@ -246,6 +246,10 @@ const char* scenario_meaning(std::string_view s) {
   if (s == "raw") return "A bare struct pointer with no negotiation: which layouts survive.";
   if (s == "negotiation") return "What each producer answers for each max_version (VER-4).";
   if (s == "edge") return "Semantic edge cases: imported correctly or refused cleanly.";
+  if (s == "used-capsule") {
+    return "A capsule consumed already, handed again: it must be refused, its deleter left alone "
+           "(LIFE-8).";
+  }
   if (s == "planted") return "Planted bugs: each must be caught with its finding class.";
   if (s == "native") return "Producer and consumer of the same generation.";
   return "";

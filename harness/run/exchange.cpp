@@ -3,6 +3,7 @@
 //  2. the harness takes the handoff: names the struct for the guard arena, puts the deleter
 //     trampoline in place (the ledger needs no cooperation), and judges what was handed over
 //     against the request (judge_handoff);
+//     a used-capsule case (LIFE-8) hands it over renamed as consumed, and ends there;
 //  3. the reference validator decides whether the tensor is valid for this consumer;
 //  4. the consumer imports and releases it; an unclaimed capsule is deleted as its destructor
 //     would (LIFE-2);
@@ -67,6 +68,42 @@ bool has_deleter(const DLCHandoff& h, abi::StructKind kind) {
   return deleter != nullptr;
 }
 
+// A used capsule (LIFE-8): the harness plays the first importer, which renamed the capsule and
+// owes the one deleter call; the consumer meets the capsule second. Fills *f and, on a pass,
+// `words`.
+void hand_used_capsule(const Participant& consumer, const DLCRequest& request,
+                       const DLCHandoff& fresh, Finding* f, char* words, size_t words_len) {
+  const bool versioned = std::strcmp(fresh.name, "dltensor_versioned") == 0;
+  DLCHandoff used{versioned ? "used_dltensor_versioned" : "used_dltensor", fresh.pointer};
+  const DLCPlugin& ct = *consumer.plugin.table;
+  const char* label = consumer.label.c_str();
+  DLCObservation obs{};
+  char consumer_error[512] = {};
+  int consume_rc = DLC_OK;
+  {
+    ScopedPhase phase("consume()", label, Party::consumer);
+    consume_rc = ct.consume(consumer.plugin.state, &used, &request, &obs, consumer_error,
+                            sizeof consumer_error);
+  }
+  if (ct.release != nullptr) {
+    ScopedPhase phase("release()", label, Party::consumer);
+    ct.release(consumer.plugin.state);
+  }
+  consumer_error[sizeof consumer_error - 1] = '\0';
+  const DeleterLedger::Entry* entry = process_host().ledger.find(fresh.pointer);
+  UsedCapsuleFacts uf;
+  uf.used_name = versioned ? "used_dltensor_versioned" : "used_dltensor";
+  uf.imported = consume_rc == DLC_OK;
+  uf.consumer_error = consumer_error;
+  uf.consumer_calls = entry != nullptr ? entry->calls : 0;
+  uf.first_call_where = entry != nullptr ? entry->where[0] : nullptr;
+  uf.consumer_label = label;
+  if (uf.consumer_calls == 0) delete_unclaimed(fresh);  // the first importer's one call
+  judge_used_capsule(uf, f);
+  SafeText(words, words_len).add("refused the used capsule ").add(uf.used_name).add(": ")
+      .add(consumer_error).add("; its deleter left to the first importer");
+}
+
 }  // namespace
 
 bool create_plugin_states(std::vector<Participant>& participants, std::string* error) {
@@ -109,7 +146,8 @@ void run_exchange(const std::vector<Participant>& participants, const CaseDef& c
   alloc_track::begin_case();
   const Participant& producer = participants[c.producer];
   const TensorCase& t = tensor_catalogue()[c.tensor];
-  g_case_context = CaseContext{c.raw, t.spec.misalign % 16 != 0, t.rule};
+  g_case_context = CaseContext{c.raw, t.spec.misalign % 16 != 0,
+                               c.used_capsule ? Rule::LIFE_8 : t.rule};
   Finding f;
   auto done = [&](Verdict v, const char* detail) {
     finish(out, v, f, detail);
@@ -253,6 +291,14 @@ void run_exchange(const std::vector<Participant>& participants, const CaseDef& c
     } else {
       done(Verdict::fail, "");
     }
+    return;
+  }
+
+  if (c.used_capsule && h.name != nullptr) {
+    char words[600] = {};
+    hand_used_capsule(*consumer, request, h, &f, words, sizeof words);
+    alloc_track::end_case(nullptr);
+    done(f.fails() ? Verdict::fail : Verdict::pass, words);
     return;
   }
 
