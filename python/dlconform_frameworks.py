@@ -15,6 +15,9 @@ Scenarios (case ids, each after SCENARIO/ENV/):
       bridge imports it as the spec says and checks it against what F says T is (VER-4, VER-1,
       FLAG-1b, FLAG-2, LAY-5, the validator, dtype, shape, every value); F's deleter must release
       the array (LIFE-5: F's reference count is back where it was).
+  framework/F@V/dlconform-consumer@v1.3/exported-3-times, .../source-deleted   three capsules of
+      one array consumed last first (LIFE-3), or the array deleted before its capsule is read
+      (LIFE-6).
   framework/P@H/F@V/T   a mock producer P built against header H hands catalogue tensor T (in
       guarded memory, with the deleter ledger) to F's importer: F must import the right values or
       refuse cleanly, rename the capsule (LIFE-1), call the deleter once when its array dies
@@ -23,7 +26,7 @@ Scenarios (case ids, each after SCENARIO/ENV/):
       A's array released (LIFE-5). Misaligned NumPy views (8, 4, 2, 1-byte aligned) go to every
       consumer (LAY-9).
   negotiation/F@V/ASK  what F.__dlpack__ answers for max_version None, 0.8, 1.0, 1.3, 2.0, for
-      copy=True/False, dl_device=(1, 0) and stream=None (VER-4, STRM-1, STRM-3, STRM-4).
+      copy=True/False, dl_device=(1, 0) and stream None, 1 and -1 (VER-4, STRM-1, STRM-3, STRM-4).
   xapi/F@V/CHECK       XAPI-1 to XAPI-5 on __dlpack_c_exchange_api__, where F has it.
   asks/F@V/ASK         how F's from_dlpack calls a recording producer (VER-5, STRM-1, STRM-3,
       STRM-4); immutable/A@V/...: FLAG-1b on A's immutable arrays and a write through every
@@ -130,6 +133,73 @@ def framework_exports(fw, build, api):
                 f"{'NULL' if seen['strides'] is None else list(seen['strides'])}, byte_offset "
                 f"{seen['byte_offset']}, {seen['elements']} values as {fw.label} has them; "
                 f"deleter called {seen['deleter_calls']} time(s)")
+    return body
+
+
+def ask_capsule(exported):
+    """A capsule of `exported` as a DLPack 1.3 consumer asks for it, falling back to the old
+    signature on a TypeError (VER-5)."""
+    try:
+        return exported.__dlpack__(max_version=(1, 3))
+    except TypeError:
+        return exported.__dlpack__()
+
+
+class HeldCapsule:
+    """A capsule made earlier, handed out once by __dlpack__ as if made at the call."""
+    def __init__(self, capsule):
+        self.capsule = capsule
+
+    def __dlpack__(self, **keywords):
+        capsule, self.capsule = self.capsule, None
+        return capsule
+
+    def __dlpack_device__(self):
+        return (1, 0)
+
+
+EXPORT_LIFETIMES = {"exported-3-times": "LIFE-3", "source-deleted": "LIFE-6"}
+
+
+def export_lifetime(fw, build, how):
+    """fw's array exported out of the usual order. exported-3-times: three capsules of one array
+    at once, consumed last first: each imports on its own and is deleted once (LIFE-3), and the
+    array is released after the last (LIFE-5). source-deleted: the array is deleted before its
+    capsule is consumed: the data stays valid until the deleter runs (LIFE-6)."""
+    def body():
+        value = build()
+        expected = expected_of(fw, value)
+        before = sys.getrefcount(value)
+        try:
+            capsules = [ask_capsule(fw.export(value))
+                        for _ in range(3 if how == "exported-3-times" else 1)]
+        except Exception as e:
+            return ("skip", "", "", "", f"producer refused: {type(e).__name__}: {clean(e)[:160]}")
+        if how == "source-deleted":
+            del value
+            gc.collect()
+        for capsule in reversed(capsules):
+            seen = bridge.consume(HeldCapsule(capsule), max_version=(1, 3), expected=expected,
+                                  producer=fw.label)
+            finding = seen.get("finding")
+            if finding and how == "source-deleted" and finding[0] == "wrong-data":
+                finding = bridge.make_finding(
+                    "producer-violation", "LIFE-6", f"expected {fw.label}'s data to stay valid "
+                    f"until the deleter runs, with the source array deleted first, but found: "
+                    f"{finding[3]}")
+            if finding:
+                return outcome(finding, "")
+        del capsules, capsule
+        if how == "source-deleted":
+            return ("pass", "", "", "", f"the source array deleted first; its capsule read right "
+                    f"({seen['elements']} values), deleter called {seen['deleter_calls']} time(s)")
+        if not released(value, before):
+            return outcome(bridge.make_finding(
+                "deleter-leaks", "LIFE-5", f"expected {fw.label}'s array released after its three "
+                f"capsules were consumed but it kept {sys.getrefcount(value) - before} more "
+                f"reference(s)"), "")
+        return ("pass", "", "", "", f"three capsules of one array, consumed last first, each read "
+                f"right and deleted once; the array released")
     return body
 
 
@@ -339,33 +409,50 @@ def deleter_calls_settled(handles):
     return calls
 
 
+def refused_export(fw, method, kwargs, e):
+    """fw's __dlpack__(**kwargs), the bound `method`, raised e: a refusal the rules allow, or a
+    finding."""
+    if isinstance(e, TypeError):
+        if not kwargs:
+            return outcome(bridge.make_finding(
+                "producer-violation", "VER-4", f"expected a capsule for __dlpack__() but "
+                f"found TypeError: {e}"), "")
+        return outcome(signature_finding(fw.label, method, kwargs, e), "")
+    if isinstance(e, BufferError):
+        return outcome(buffer_error_finding(fw.label, kwargs, error_words(e), fw.device),
+                       f"BufferError: {clean(e)[:160]}")
+    if kwargs.get("dl_device") == (1, 0):
+        return outcome(bridge.make_finding(
+            "producer-violation", "STRM-3", f"expected an export for dl_device=(1, 0), the "
+            f"tensor's own device, but found {type(e).__name__}: {e}"), "")
+    return outcome(bridge.make_finding(
+        "refusal-not-buffer-error", "VER-4", f"{type(e).__name__} for {kwargs}: {e}"), "")
+
+
 def negotiation(fw, ask):
     """What __dlpack__ answers; VER-4, STRM-1, STRM-3, STRM-4 judged by the bridge."""
     def body():
         value = fw.from_np(fw.np.ones((2, 2), "float32"))
         kwargs = dict(ask)
         before = sys.getrefcount(value)
+        stream_on_cpu = kwargs.get("stream") is not None
         try:
             capsule = value.__dlpack__(**kwargs)
-        except TypeError as e:
-            if not kwargs:
-                return outcome(bridge.make_finding(
-                    "producer-violation", "VER-4", f"expected a capsule for __dlpack__() but "
-                    f"found TypeError: {e}"), "")
-            return outcome(signature_finding(fw.label, value.__dlpack__, kwargs, e), "")
-        except BufferError as e:
-            return outcome(buffer_error_finding(fw.label, kwargs, error_words(e), fw.device),
-                           f"BufferError: {clean(e)[:160]}")
         except Exception as e:
-            if kwargs.get("dl_device") == (1, 0):
-                return outcome(bridge.make_finding(
-                    "producer-violation", "STRM-3", f"expected an export for dl_device=(1, 0), the "
-                    f"tensor's own device, but found {type(e).__name__}: {e}"), "")
-            return outcome(bridge.make_finding(
-                "refusal-not-buffer-error", "VER-4", f"{type(e).__name__} for {kwargs}: {e}"), "")
+            if stream_on_cpu:  # any refusal: the texts name no exception for it
+                return ("pass", "", "", "", f"{type(e).__name__}: {clean(e)[:160]} (stream="
+                        f"{kwargs['stream']} for a CPU array refused)")
+            return refused_export(fw, value.__dlpack__, kwargs, e)
         malformed = capsule_finding(fw.label, capsule, kwargs)
         if malformed is not None:
             return outcome(malformed, "")
+        if stream_on_cpu:
+            del capsule
+            return outcome(bridge.make_finding(
+                "stream-accepted-on-cpu", "STRM-1", f"expected {fw.label}'s __dlpack__"
+                f"(stream={kwargs['stream']}) of a CPU array refused (the Array API's __dlpack__: "
+                f"\"On CPU and other device types without streams, only None is accepted\") but "
+                f"found a capsule"), "")
         seen = bridge.negotiate(capsule, kwargs.get("max_version"), bool(kwargs.get("copy")))
         if seen["finding"] is not None:
             return outcome(seen["finding"], seen["answer"])
@@ -423,7 +510,10 @@ NEGOTIATION = [("max_version=none", ()), ("max_version=0.8", (("max_version", (0
                ("copy=True", (("max_version", (1, 3)), ("copy", True))),
                ("copy=False", (("max_version", (1, 3)), ("copy", False))),
                ("dl_device=cpu", (("max_version", (1, 3)), ("dl_device", (1, 0)))),
-               ("stream=None", (("stream", None),))]
+               ("stream=None", (("stream", None),)),
+               # On the CPU only None is accepted (STRM-1): any other stream is refused.
+               ("stream=1", (("stream", 1),)), ("stream=-1", (("stream", -1),))]
+STREAM_ASKS = ("stream=1", "stream=-1")
 PAIR_TENSORS = ("f32_2x3", "f32_T", "f32_step", "f32_reversed", "f32_offset", "f32_broadcast",
                 "f32_read_only", "f32_scalar", "f32_zero_size", "i64_7", "bool_7")
 VERSIONED_CAPSULE_TENSORS = ("f32_8x8", "f64_8x4_transposed", "i16_128_byte_offset")
@@ -472,6 +562,13 @@ def plan(frameworks, producers_dir, env):
                 cases.append(Case(f"framework/{env}/{own}/dlconform-consumer@v1.3/{name}", "framework",
                                   fw.name.split(".")[0], own, "dlconform-consumer", "v1.3", name,
                                   framework_exports(fw, build, api), rule, (fw,)))
+        # Out of the usual order: several capsules of one array, the source deleted first.
+        if fw.dunder and not on_device(fw):
+            build = next(b for t, _, b in constructions(fw) if t == "f32_2x3")
+            for how, rule in EXPORT_LIFETIMES.items():
+                cases.append(Case(f"framework/{env}/{own}/dlconform-consumer@v1.3/{how}",
+                                  "framework", fw.name.split(".")[0], own, "dlconform-consumer",
+                                  "v1.3", how, export_lifetime(fw, build, how), rule, (fw,)))
         # 2. As consumer: the mock producers' tensors through the catalogue.
         profile = fw.profile()
         for producer, header in (MOCK_PRODUCERS if fw.imports else ()):
@@ -519,8 +616,8 @@ def plan(frameworks, producers_dir, env):
         #    dl_device asks are dlconform_devices.py's).
         if fw.dunder:
             for label, ask in NEGOTIATION:
-                if on_device(fw) and label == "dl_device=cpu":
-                    continue
+                if on_device(fw) and (label == "dl_device=cpu" or label in STREAM_ASKS):
+                    continue  # a device framework's are dlconform_devices.py's (STRM-2)
                 cases.append(Case(f"negotiation/{env}/{own}/{label}", "negotiation",
                                   fw.name.split(".")[0], own, "dlconform-caller", "v1.3", label,
                                   negotiation(fw, ask), "VER-4", (fw,)))

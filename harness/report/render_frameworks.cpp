@@ -178,6 +178,7 @@ std::string short_answer(const CaseResult& c) {
            d.find(' ') > e) {
     cell = d.substr(0, e + 5);  // "RuntimeError for {...}": the exception's name
   }
+  else if (c.verdict == Verdict::pass && !c.finding_class.empty()) cell = c.finding_class;
   else if (c.verdict == Verdict::pass) cell = d.substr(0, std::min<size_t>(d.size(), 24));
   if (!c.finding_class.empty()) cell += (cell.empty() ? "" : " ") + finding_mark(c) + c.rule_id;
   return cell;
@@ -418,7 +419,7 @@ std::string render_frameworks_markdown(const RunInfo& info,
     const std::vector<std::string> asks = {
         "max_version=none", "max_version=0.8", "max_version=1.0", "max_version=1.3",
         "max_version=2.0",  "copy=True",       "copy=False",      "dl_device=cpu",
-        "stream=None",      "__dlpack_device__"};
+        "stream=None",      "stream=1",        "stream=-1",       "__dlpack_device__"};
     Grid answers;
     for (const CaseResult* c : mine) {
       if (c->scenario == "negotiation") {
@@ -430,7 +431,8 @@ std::string render_frameworks_markdown(const RunInfo& info,
            "`legacy`: a `dltensor` capsule; `1.3`: a `dltensor_versioned` capsule of that "
            "version; an exception's name when it raised one. `max_version=2.0` must still get "
            "a struct the caller supports (VER-4); `dl_device=cpu` is the array's own device "
-           "(STRM-3); `__dlpack_device__` must answer (1, 0) on the CPU (DEV-2). ⚠️ known "
+           "(STRM-3); `stream=1` and `stream=-1` to a CPU array are refused (STRM-1: only "
+           "None is accepted); `__dlpack_device__` must answer (1, 0) on the CPU (DEV-2). ⚠️ known "
            "finding, ❌ unexpected, ⓘ an allowed deviation noted at INFO.\n\n";
       grid_table(answers, asks, "producer", "–", &o);
     }

@@ -444,13 +444,13 @@ TEST_CASE("report: scenarios and headers sort for a reader", "[report]") {
   CHECK(header_less("v0.6", "v0.10"));
 
   std::vector<CaseResult> cases;
-  for (const char* s : {"zeta", "planted", "native", "S2", "edge", "S0", "raw", "negotiation", "S1",
-                        "alpha", "S0"}) {
+  for (const char* s : {"zeta", "planted", "used-capsule", "native", "S2", "edge", "S0", "raw",
+                        "negotiation", "S1", "alpha", "S0"}) {
     cases.push_back(make(s, "v1.0", "v1.0", Verdict::pass, Expectation::pass));
   }
   const std::vector<std::string> order = dlc::report::scenario_order(cases);
-  CHECK(order == std::vector<std::string>{"S0", "S1", "S2", "raw", "negotiation", "edge", "planted",
-                                          "alpha", "native", "zeta"});
+  CHECK(order == std::vector<std::string>{"S0", "S1", "S2", "raw", "negotiation", "edge",
+                                          "used-capsule", "planted", "alpha", "native", "zeta"});
 }
 
 TEST_CASE("report: a broken cell is explained by its most common finding", "[report]") {

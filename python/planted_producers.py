@@ -1,0 +1,121 @@
+"""Planted Python producers: arrays whose __dlpack__ breaks one rule of an export, for
+`dlconform matrix --adapter python/planted_producers.py`. Each builds its capsules with
+reproducers/dlconform_capsule.py over its own values, so the only defect is the planted one.
+producer_exports_test.py checks that each is caught with its class and rule, and that the
+correct one has no finding.
+
+  correct-producer     each capsule its own struct, the data kept until its deleter runs, any
+                       stream but None refused on the CPU
+  caches-one-struct    hands out one struct in every capsule of an array (a cache of one): the
+                       second capsule consumed reads a struct whose deleter already ran (LIFE-3)
+  frees-with-source    frees its data when the array dies, though a capsule still points at it
+                       (LIFE-6)
+  stream-on-cpu        exports a CPU array for any stream (STRM-1, INFO)
+"""
+import ctypes
+import mmap
+import os
+import sys
+
+import dlconform_adapter as dlc
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "reproducers"))
+import dlconform_capsule as cap  # noqa: E402  (beside this file, in reproducers/)
+
+_released_pages = []  # the data pages of dead frees-with-source arrays: unreadable, kept mapped
+
+
+def _dl_tensor(capsule):
+    """The DLTensor inside a capsule of either struct kind."""
+    name, address = cap._managed(capsule)
+    struct = cap.DLManagedTensorVersioned if name == b"dltensor_versioned" else cap.DLManagedTensor
+    return struct.from_address(address).dl_tensor
+
+
+class Array:
+    """A float32 array with its own values and a planted __dlpack__."""
+
+    def __init__(self, values, planted):
+        self.values, self.planted = values, planted
+        self.cached = None  # caches-one-struct: (name, struct address) of the first export
+        self.page = None    # frees-with-source: the page its data lives in
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        if stream is not None and self.planted != "stream-on-cpu":
+            raise BufferError("only stream=None is accepted for a CPU array")
+        if dl_device is not None and tuple(dl_device) != (1, 0):
+            raise BufferError(f"cannot export to device {dl_device}")
+        versioned = max_version is not None and max_version[0] >= 1
+        if self.planted == "caches-one-struct" and self.cached is not None:
+            name, address = self.cached
+            return cap._capsule_new(address, name, None)
+        compact = [1] * self.values.ndim  # strides in elements: never NULL (LAY-5)
+        for i in reversed(range(self.values.ndim - 1)):
+            compact[i] = compact[i + 1] * max(1, self.values.shape[i + 1])
+        # guarded: the struct alone in a page its deleter makes unreadable
+        capsule = cap.capsule("f32", self.values.shape, strides=compact, versioned=versioned,
+                              version=min(tuple(max_version or (1, 3)), (1, 3)),
+                              flags=cap.IS_COPIED if copy else 0,
+                              guarded=self.planted == "caches-one-struct")
+        tensor = _dl_tensor(capsule)
+        if self.planted == "frees-with-source":
+            if self.page is None:
+                self.page = mmap.mmap(-1, max(mmap.PAGESIZE, self.values.nbytes))
+            tensor.data = ctypes.addressof(ctypes.c_char.from_buffer(self.page))
+        ctypes.memmove(tensor.data, self.values.ctypes.data, self.values.nbytes)
+        if self.planted == "caches-one-struct":
+            self.cached = cap._managed(capsule)
+        return capsule
+
+    def __dlpack_device__(self):
+        return (1, 0)
+
+    def __del__(self):
+        if self.page is not None:  # the planted free: no read of the data comes back
+            address = ctypes.addressof(ctypes.c_char.from_buffer(self.page))
+            ctypes.CDLL(None).mprotect(ctypes.c_void_p(address), ctypes.c_size_t(len(self.page)), 0)
+            _released_pages.append(self.page)
+
+
+class Planted(dlc.Framework):
+    """The correct producer, and the base of the planted ones."""
+    name = "numpy"  # the module the interface imports; the arrays are this file's
+    dtypes = ["float32"]
+    imports = False
+    writable_concept = False
+    planted = "correct-producer"
+
+    @property
+    def version(self):
+        return "1"
+
+    @property
+    def label(self):
+        return f"{self.planted}@1"
+
+    def probe(self):
+        return {"dtypes": ["float32"], "has_xapi": False}
+
+    def header(self):
+        return (1, 3)
+
+    def from_np(self, array):
+        return Array(self.np.ascontiguousarray(array, dtype="float32"), self.planted)
+
+    def to_np(self, value):
+        return value.values
+
+    def writable(self, value):
+        return True
+
+
+class CachesOneStruct(Planted):
+    planted = "caches-one-struct"
+
+
+class FreesWithSource(Planted):
+    planted = "frees-with-source"
+
+
+class StreamOnCpu(Planted):
+    planted = "stream-on-cpu"

@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+"""A producer's exports out of the usual order, and stream asks on the CPU, are judged: each
+planted producer of planted_producers.py is caught with its class and rule on the case it gets
+wrong, and on no other; the correct producer has no finding at all.
+
+Needs $DLCONFORM (the command) and $BRIDGE_PYTHON (the interpreter the bridge is built for)."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+# planted producer -> {case: "class RULE"}; every other case of CASES passes with no finding.
+EXPECTED = {
+    "correct-producer": {},
+    "caches-one-struct": {"dlconform-consumer@v1.3/exported-3-times": "crash LIFE-3"},
+    "frees-with-source": {"dlconform-consumer@v1.3/source-deleted": "crash LIFE-6"},
+    "stream-on-cpu": {"stream=1": "stream-accepted-on-cpu STRM-1",
+                      "stream=-1": "stream-accepted-on-cpu STRM-1"},
+}
+CASES = ("dlconform-consumer@v1.3/f32_2x3", "dlconform-consumer@v1.3/exported-3-times",
+         "dlconform-consumer@v1.3/source-deleted", "stream=None", "stream=1", "stream=-1",
+         "max_version=1.3", "copy=True")
+
+
+def case_id(producer, case):
+    scenario = "framework" if case.startswith("dlconform-consumer") else "negotiation"
+    return f"{scenario}/module/{producer}@1/{case}"
+
+
+def main():
+    report = os.path.join(tempfile.mkdtemp(prefix="dlconform-exports-"), "exports.json")
+    p = subprocess.run([os.environ["DLCONFORM"], "matrix", "--no-builtin", "--quiet",
+                        "--adapter", os.path.join(HERE, "planted_producers.py"),
+                        "--python", os.environ["BRIDGE_PYTHON"], "--json", report],
+                       capture_output=True, text=True, timeout=300)
+    if not os.path.exists(report):
+        print(f"FAIL: dlconform exited {p.returncode} without a report: {p.stderr[-400:]}")
+        return 1
+    with open(report, encoding="utf-8") as f:
+        seen = {c["id"]: c for c in json.load(f)["cases"]}
+    failures = 0
+    for producer, findings in EXPECTED.items():
+        for case in CASES:
+            found = seen.get(case_id(producer, case))
+            want = findings.get(case, "none")
+            got = "missing" if found is None else (
+                f"{found['finding_class']} {found['rule_id']}" if found["finding_class"] else "none")
+            ok = got == want
+            failures += not ok
+            print(f"{'ok  ' if ok else 'FAIL'} {producer} {case}: expected {want}, found {got}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
