@@ -147,6 +147,14 @@ PyObject* mock_dlpack(MockTensor* self, PyObject* args, PyObject* kwargs) {
     PyErr_Format(PyExc_TypeError, "__dlpack__(): %s", error);
     return nullptr;
   }
+  if (rc == DLC_ERR_INTERNAL) {  // the harness's failure, never a refusal a framework sees
+    PyErr_Format(PyExc_RuntimeError,
+                 "__dlpack__(): the mock producer failed (code %d) with %zu of %zu guarded "
+                 "blocks live: %s",
+                 rc, host().arena.live_blocks(), dlc::GuardArena::kMaxLiveBlocks,
+                 error[0] != '\0' ? error : "no guarded memory left");
+    return nullptr;
+  }
   if (rc != DLC_OK) {
     self->refused = true;
     PyErr_Format(PyExc_BufferError, "__dlpack__(): %s", error);

@@ -199,6 +199,11 @@ class Framework:
     def view(self, value, kind):
         raise Unsupported(kind)
 
+    def unexpressible(self):
+        """Arrays DLPack cannot express, by name: {name: (why, builder)}. Each export must be
+        refused with BufferError (the Array API's should), or read right by a consumer."""
+        return {}
+
     def export(self, value):
         return value
 

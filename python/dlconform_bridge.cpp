@@ -532,6 +532,13 @@ PyObject* forget(PyObject*, PyObject* args) {
   Py_RETURN_NONE;
 }
 
+// guarded_blocks(): blocks of the guard arena still live in this process (never deleted: a
+// framework's leak, or a capsule it keeps), out of how many it can hold.
+PyObject* guarded_blocks(PyObject*, PyObject*) {
+  return Py_BuildValue("(nn)", static_cast<Py_ssize_t>(host().arena.live_blocks()),
+                       static_cast<Py_ssize_t>(dlc::GuardArena::kMaxLiveBlocks));
+}
+
 PyObject* deleter_calls(PyObject*, PyObject* args) {
   unsigned long long handle = 0;
   if (!PyArg_ParseTuple(args, "K", &handle)) return nullptr;
@@ -745,6 +752,8 @@ PyMethodDef module_methods[] = {
      "Whether a consumer with this profile (profile-file text) must import the tensor."},
     {"interpose", interpose, METH_VARARGS, "Count a capsule's deleter calls: (handle, interposed)."},
     {"deleter_calls", deleter_calls, METH_VARARGS, "Deleter calls on an interposed struct."},
+    {"guarded_blocks", guarded_blocks, METH_NOARGS,
+     "(live, capacity): blocks of the guard arena still live in this process."},
     {"capsule_kind", capsule_kind, METH_VARARGS,
      "capsule_kind(capsule): 'legacy' or 'versioned M.m'."},
     {"forget", forget, METH_VARARGS, "Drop an interposed struct's ledger entry."},

@@ -89,6 +89,8 @@ def constructions(fw):
 def expected_of(fw, value):
     """What fw says the tensor is: shape, dtype, the digest of its values in logical order."""
     array = fw.to_np(value)
+    if not array.dtype.isnative:  # the values a consumer must read, in this machine's order
+        array = array.astype(array.dtype.newbyteorder("="))
     contiguous = logical(fw.np, array)
     return {"shape": tuple(int(e) for e in array.shape), "dtype": DTYPES.get(array.dtype.name),
             "digest": bridge.digest(contiguous.tobytes()), "elements": int(contiguous.size),
@@ -97,26 +99,54 @@ def expected_of(fw, value):
 
 # --- case bodies (run in the worker) -------------------------------------------------------------
 
-def framework_exports(fw, build, api):
-    """fw exports a tensor; the bridge imports and judges it, then checks fw released it."""
+SHOULD_REFUSE = ("the Array API's __dlpack__: \"Implementations should raise BufferError when "
+                 "the data cannot be exported as DLPack\"")
+
+
+def framework_exports(fw, build, api, unexpressible=None):
+    """fw exports a tensor; the bridge imports and judges it, then checks fw released it. With
+    `unexpressible` (why DLPack cannot express the array), a BufferError is the right answer;
+    an export is judged by what a consumer reads of it."""
     def body():
-        value = build()
-        expected = expected_of(fw, value)
+        try:
+            value = build()
+        except Exception as e:
+            if unexpressible is None:
+                raise
+            return ("skip", "", "", "", f"n/a: cannot make it here: {type(e).__name__}: "
+                    f"{clean(e)[:120]}")
+        try:
+            expected = expected_of(fw, value)
+        except Exception:
+            if unexpressible is None:
+                raise
+            expected = None  # no DLPack dtype to compare with
         before = sys.getrefcount(value)
         exporter = fw.legacy_exports[api] if api else None
         try:
             obj = exporter(value) if exporter else fw.export(value)
             seen = bridge.consume(obj, max_version=(1, 3), expected=expected, producer=fw.label)
         except BufferError as e:
+            if unexpressible is not None:
+                return ("pass", "", "", "", f"BufferError: {clean(e)[:160]} ({unexpressible})")
             return ("skip", "", "", "", f"producer refused: BufferError: {e}")
         except TypeError as e:
-            return ("skip", "", "", "", f"producer refused: TypeError: {e}")
+            if unexpressible is None:
+                return ("skip", "", "", "", f"producer refused: TypeError: {e}")
+            return outcome(bridge.make_finding(
+                "refusal-not-buffer-error", "VER-4", f"{fw.label} refused to export "
+                f"{unexpressible} with TypeError ({SHOULD_REFUSE}): {clean(e)[:160]}"), "")
         except Exception as e:  # a refusal all the same, with another type than the spec's
+            what = f" {unexpressible}" if unexpressible else ""
             return outcome(bridge.make_finding("refusal-not-buffer-error", "VER-4",
-                                               f"{fw.label} refused to export with "
-                                               f"{type(e).__name__} (the spec asks for BufferError): {e}"),
-                           "")
+                                               f"{fw.label} refused to export{what} with "
+                                               f"{type(e).__name__} ({SHOULD_REFUSE}): {e}"), "")
         del obj
+        if expected is None and not seen.get("finding"):
+            return outcome(bridge.make_finding(
+                "producer-violation", "DT-1", f"expected {fw.label} to refuse exporting "
+                f"{unexpressible}, which no DLPack dtype expresses, but it exported a "
+                f"{seen['capsule']} capsule of dtype {tuple(seen['dtype'])}"), "")
         if sys.getrefcount(value) > before:
             gc.collect()
         if seen.get("finding"):
@@ -562,6 +592,13 @@ def plan(frameworks, producers_dir, env):
                 cases.append(Case(f"framework/{env}/{own}/dlconform-consumer@v1.3/{name}", "framework",
                                   fw.name.split(".")[0], own, "dlconform-consumer", "v1.3", name,
                                   framework_exports(fw, build, api), rule, (fw,)))
+        # Arrays DLPack cannot express: refused with BufferError, or read right.
+        if fw.dunder and not on_device(fw):
+            for name, (why, build) in sorted(fw.unexpressible().items()):
+                cases.append(Case(f"framework/{env}/{own}/dlconform-consumer@v1.3/unexpressible/{name}",
+                                  "framework", fw.name.split(".")[0], own, "dlconform-consumer",
+                                  "v1.3", f"unexpressible/{name}",
+                                  framework_exports(fw, build, None, why), "DT-1", (fw,)))
         # Out of the usual order: several capsules of one array, the source deleted first.
         if fw.dunder and not on_device(fw):
             build = next(b for t, _, b in constructions(fw) if t == "f32_2x3")

@@ -257,6 +257,9 @@ def signature_finding(label, method, asked, error):
         f"without it (VER-5); TypeError: {clean(error)[:160]} ({shown})")
 
 
+RETIRED = "retired"  # a worker's last line: it left after that case, and a fresh one takes over
+
+
 class Worker:
     """A forked process that runs the cases it is sent, one at a time. The parent only imported
     the frameworks (no thread pools yet, so forking is safe); each worker starts a framework the
@@ -286,7 +289,12 @@ class Worker:
                     os.lseek(err, 0, os.SEEK_SET)
                     result = run_case(cases[index])
                     out = f"{index}\x1f" + "\x1f".join(clean(x) for x in result) + "\n"
+                    live, capacity = bridge.guarded_blocks()
+                    if live > capacity * 3 // 4:  # leaked imports fill the arena: a fresh one
+                        out += RETIRED + "\n"
                     os.write(result_write, out.encode("utf-8", "replace"))
+                    if out.endswith(RETIRED + "\n"):
+                        break
             os._exit(0)
         os.close(command_read)
         os.close(result_write)
@@ -375,6 +383,10 @@ def run_all(cases, timeout, jobs, emit, progress):
                 done += 1
                 continue
             for index, *result in results:
+                if index == RETIRED:
+                    w.stop()
+                    slots[slots.index(w)] = Worker(cases, slots.index(w))
+                    continue
                 emit(cases[int(index)], result)
                 done += 1
                 w.current = None

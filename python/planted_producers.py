@@ -11,6 +11,8 @@ correct one has no finding.
   frees-with-source    frees its data when the array dies, though a capsule still points at it
                        (LIFE-6)
   stream-on-cpu        exports a CPU array for any stream (STRM-1, INFO)
+  ignores-byte-order   exports an array of the other byte order as if it were native, where
+                       DLPack has no way to say so
 """
 import ctypes
 import mmap
@@ -45,6 +47,8 @@ class Array:
             raise BufferError("only stream=None is accepted for a CPU array")
         if dl_device is not None and tuple(dl_device) != (1, 0):
             raise BufferError(f"cannot export to device {dl_device}")
+        if not self.values.dtype.isnative and self.planted != "ignores-byte-order":
+            raise BufferError("DLPack has no byte order: only native arrays are exported")
         versioned = max_version is not None and max_version[0] >= 1
         if self.planted == "caches-one-struct" and self.cached is not None:
             name, address = self.cached
@@ -108,6 +112,11 @@ class Planted(dlc.Framework):
     def writable(self, value):
         return True
 
+    def unexpressible(self):
+        other_order = self.np.dtype("float32").newbyteorder()
+        return {"big-endian": ("a float32 array of the other byte order",
+                               lambda: Array(self.np.arange(4, dtype=other_order), self.planted))}
+
 
 class CachesOneStruct(Planted):
     planted = "caches-one-struct"
@@ -119,3 +128,7 @@ class FreesWithSource(Planted):
 
 class StreamOnCpu(Planted):
     planted = "stream-on-cpu"
+
+
+class IgnoresByteOrder(Planted):
+    planted = "ignores-byte-order"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""A producer's exports out of the usual order, and stream asks on the CPU, are judged: each
-planted producer of planted_producers.py is caught with its class and rule on the case it gets
-wrong, and on no other; the correct producer has no finding at all.
+"""A producer's exports out of the usual order, an array DLPack cannot express, and stream asks
+on the CPU are judged: each planted producer of planted_producers.py is caught with its class and
+rule on the case it gets wrong, and on no other; the correct producer has no finding at all.
 
 Needs $DLCONFORM (the command) and $BRIDGE_PYTHON (the interpreter the bridge is built for)."""
 import json
@@ -18,10 +18,12 @@ EXPECTED = {
     "frees-with-source": {"dlconform-consumer@v1.3/source-deleted": "crash LIFE-6"},
     "stream-on-cpu": {"stream=1": "stream-accepted-on-cpu STRM-1",
                       "stream=-1": "stream-accepted-on-cpu STRM-1"},
+    "ignores-byte-order": {"dlconform-consumer@v1.3/unexpressible/big-endian":
+                           "producer-violation LAY-4"},
 }
 CASES = ("dlconform-consumer@v1.3/f32_2x3", "dlconform-consumer@v1.3/exported-3-times",
          "dlconform-consumer@v1.3/source-deleted", "stream=None", "stream=1", "stream=-1",
-         "max_version=1.3", "copy=True")
+         "max_version=1.3", "copy=True", "dlconform-consumer@v1.3/unexpressible/big-endian")
 
 
 def case_id(producer, case):

@@ -57,6 +57,8 @@ class GuardArena {
   // How many cases (or fuzz executions) a freed block stays inaccessible and attributed before
   // its slot is reused. A use after delete within that window is caught and named.
   static constexpr uint32_t kQuarantineCases = 16;
+  // How many blocks can be live at once; alloc() fails past it.
+  static constexpr size_t kMaxLiveBlocks = 4096;
 
   GuardArena() = default;
   GuardArena(const GuardArena&) = delete;
@@ -132,7 +134,7 @@ class GuardArena {
   };
   static constexpr size_t kMaxChunks = 512;
   static constexpr size_t kClasses = 24;  // bodies of 1 page to 2^23 pages
-  static constexpr size_t kMaxLive = 4096;
+  static constexpr size_t kMaxLive = kMaxLiveBlocks;
   static constexpr size_t kQuarantineCapacity = 1u << 16;
 
   Slot* take_slot(size_t size, uint16_t* chunk_out, uint32_t* slot_out) noexcept;

@@ -23,3 +23,16 @@ class NumPy(Framework):
 
     def header(self):
         return numpy_header(self.np)
+
+    def unexpressible(self):
+        np = self.np
+
+        def odd_strides():  # 5-byte steps over float32: no whole number of elements
+            return np.ndarray((3,), "float32", buffer=np.zeros(16, "uint8"), strides=(5,))
+        return {"datetime64": ("a datetime64 array", lambda: np.array(["2020-01-01"], "M8[D]")),
+                "str": ("an array of strings", lambda: np.array(["ab", "cd"])),
+                "object": ("an array of Python objects", lambda: np.array([1, "a"], object)),
+                "big-endian": ("a float32 array of the other byte order",
+                               lambda: np.arange(4, dtype=np.dtype("float32").newbyteorder())),
+                "odd-byte-strides": ("byte strides that are no multiple of the itemsize",
+                                     odd_strides)}

@@ -24,3 +24,9 @@ class PyArrow(Framework):
 
     def to_np(self, value):
         return value.to_numpy()
+
+    def unexpressible(self):
+        pa = self.module
+        return {"nulls": ("an Array with a null", lambda: pa.array([1.0, None], pa.float32())),
+                "booleans": ("an Array of bit-packed booleans",
+                             lambda: pa.array([True, False, True]))}

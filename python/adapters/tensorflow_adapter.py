@@ -36,3 +36,6 @@ class TensorFlow(Framework):
 
     def writable(self, value):
         return False
+
+    def unexpressible(self):
+        return {"string": ("a string tensor", lambda: self.module.constant(["ab", "cd"]))}

@@ -31,4 +31,15 @@ class Torch(Framework):
     def writable(self, value):
         return True
 
+    def unexpressible(self):
+        torch = self.module
+        return {"requires-grad": ("a tensor that requires grad",
+                                  lambda: torch.ones(3, requires_grad=True)),
+                "conj": ("a complex tensor with the conjugate bit set",
+                         lambda: torch.ones(3, dtype=torch.complex64).conj()),
+                "sparse": ("a sparse COO tensor", lambda: torch.ones(3).to_sparse()),
+                "quantized": ("a quantized tensor",
+                              lambda: torch.quantize_per_tensor(torch.ones(3), 0.1, 0,
+                                                                torch.quint8))}
+
     header_file = "include/ATen/dlpack.h"
