@@ -137,8 +137,10 @@ dlc::Rule null_field_rule(const TensorInput& in, uintptr_t address) {
   return dlc::Rule::none;
 }
 
-// Whether the tensor in flight has no storage (an invalid host tensor: a 0-byte data block).
+// Whether the tensor in flight has no storage (an invalid host tensor: a 0-byte data block),
+// and the rule that says why.
 bool g_no_storage = false;
+dlc::Rule g_no_storage_rule = dlc::Rule::LAY_10;
 
 dlc::FaultFacts fault_facts(const dlc::SignalFacts& signal) {
   dlc::FaultFacts facts;
@@ -146,13 +148,18 @@ dlc::FaultFacts fault_facts(const dlc::SignalFacts& signal) {
   facts.block = host().arena.facts(signal.address);
   // A read through the data of a tensor with no storage that lands in a block an earlier case
   // freed is a read of data that never existed (NumPy walking strides of [0, -1] backwards from
-  // data - 4), not a stale pointer kept since that case: out-of-bounds, under the input's rule.
-  if (g_no_storage && facts.block.found && facts.block.state == dlc::BlockState::freed &&
-      facts.block.cases_ago > 0) {
+  // data - 4), not a stale pointer kept since that case. So is a read past the 0-byte block
+  // itself. Either is out-of-bounds under the rule that leaves the tensor without storage:
+  // TensorFlow reading a float32 of 0 lanes is DT-1's, as the matrix names it.
+  if (g_no_storage && facts.block.found &&
+      ((facts.block.state == dlc::BlockState::freed && facts.block.cases_ago > 0) ||
+       (facts.block.kind == DLC_ALLOC_DATA && facts.block.state == dlc::BlockState::live &&
+        facts.block.offset >= static_cast<int64_t>(facts.block.size)))) {
     facts.block.state = dlc::BlockState::no_storage;
   }
   facts.misaligned_data = g_input != nullptr && g_input->misalign % 16 != 0;
-  facts.case_rule = g_input_rule;
+  facts.case_rule =
+      facts.block.state == dlc::BlockState::no_storage ? g_no_storage_rule : g_input_rule;
   // Only a memory fault has an address (an abort's si_addr holds the sender's pid).
   const bool memory_fault = signal.signal == SIGSEGV || signal.signal == SIGBUS;
   if (memory_fault && !facts.block.found && g_input != nullptr && !in_child()) {
@@ -566,6 +573,10 @@ int valid_edges(const TensorInput& in, dlc::Rule* out) {
   // A storage size of 2^63 bytes or more: valid, and refusing it is as right (LAY-10). The
   // dimensions past the explicit ones have extent 1.
   const uint64_t element_bytes = (uint64_t{in.dtype.bits} * in.dtype.lanes + 7) / 8;
+  // More dimensions than most libraries take (NumPy 1.x 32, NumPy 2 64, TensorFlow 254): valid,
+  // and refusing it is as right (LAY-1). First, so that an abort it causes (TensorFlow's rank
+  // CHECK) is one finding whatever else the input exercises.
+  if (in.ndim > kManyDims) out[n++] = dlc::Rule::LAY_1;
   if (!(in.layout & kShapeNull) &&
       dlc::geo::storage_size(dims, in.shape, element_bytes).size_class ==
           dlc::geo::SizeClass::band) {
@@ -584,10 +595,12 @@ int valid_edges(const TensorInput& in, dlc::Rule* out) {
 }
 
 dlc::Rule rule_exercised(const TensorInput& in) {
+  if (in.ndim > kManyDims) return dlc::Rule::LAY_1;  // valid_edges: one name for a rank limit
   if (in.flags & dlc::abi::kFlagSubbytePadded) return dlc::Rule::FLAG_3;
   dlc::Rule edges[kMaxEdges];
   if (valid_edges(in, edges) > 0 && edges[0] != dlc::Rule::DEV_3) return edges[0];
-  if (in.byte_offset != 0) return dlc::Rule::LAY_4;
+  // A valid tensor's byte_offset is backed modulo a page (plan_storage): what the consumer sees.
+  if (in.byte_offset % 4096 != 0) return dlc::Rule::LAY_4;
   if (in.dtype.code != 2 || in.dtype.bits != 32 || in.dtype.lanes != 1) return dlc::Rule::DT_1;
   return dlc::Rule::LAY_1;
 }
@@ -643,6 +656,11 @@ DLC_NO_COVERAGE Built build_tensor(const TensorInput& in, bool versioned,
     data = static_cast<uint8_t*>(keep(arena.alloc(0, 1, DLC_ALLOC_DATA)));  // invalid: nothing
   }
   g_no_storage = plan.kind == StoragePlan::kEmpty;
+  // Why it has none: an element of no bytes (DT-1: lanes or bits of 0), else a storage size that
+  // overflows or a negative extent (LAY-10). A read through it is named by that, whatever else
+  // the input breaks first (torch reading NULL strides of an overflowing shape is LAY-10's).
+  g_no_storage_rule = in.dtype.lanes == 0 || in.dtype.bits == 0 ? dlc::Rule::DT_1
+                                                                : dlc::Rule::LAY_10;
 
   dlc::abi::Tensor t{};
   t.data = data;

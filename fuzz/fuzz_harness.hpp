@@ -67,13 +67,16 @@ void die(const dlc::Finding& finding);
 dlc::Rule rule_exercised(const TensorInput& in);
 
 // The valid edge cases the input exercises, each a rule a known bug may name, whatever else it
-// has (a padded flag does not hide the negative stride that aborts torch): a storage size of
+// has (a padded flag does not hide the negative stride that aborts torch): more than kManyDims
+// dimensions (LAY-1: a rank limit; TensorFlow aborts past 254), a storage size of
 // 2^63 bytes or more (LAY-10's band, which a consumer may refuse), NULL strides (LAY-5), 0-d
 // (LAY-6), zero-size (LAY-7), LAY-8's strides (0 or less on an extent above 1; on an extent-1
 // dimension, any other than the row-major compact one), misalignment (LAY-9), a NULL deleter
 // (LIFE-4: JAX refuses one), device memory (DEV-3), in that order; rule_exercised takes the
 // first. Returns how many, at most kMaxEdges.
-constexpr int kMaxEdges = 8;
+constexpr int kMaxEdges = 10;
+// More dimensions than this is an edge case of its own (LAY-1): NumPy 1.x takes 32.
+constexpr int64_t kManyDims = 32;
 int valid_edges(const TensorInput& in, dlc::Rule* out);
 
 // A TensorInput laid out in exact-size guarded blocks.

@@ -22,6 +22,7 @@ HostState& host();
 struct CapsuleFate {
   bool destroyed = false;
   bool renamed = false;  // a consumer took it (LIFE-1)
+  bool deleted = false;  // its destructor called the deleter (LIFE-2: nobody took it)
 };
 std::unordered_map<void*, CapsuleFate>& fates();
 

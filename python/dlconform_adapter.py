@@ -141,6 +141,9 @@ class Framework:
     asks = True          # import_ calls __dlpack__ itself
     device = (1, 0)      # where its arrays live (DLPack device type, id)
     imports_host = True  # its importer takes host memory
+    # It is handed CUDA and OpenCL tensors it cannot place, to refuse: False only where an abort
+    # one causes lands in a later case, which no verdict could then name.
+    device_tensor_cases = True
 
     def __init__(self):
         self.module = importlib.import_module(self.name)

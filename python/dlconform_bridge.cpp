@@ -129,7 +129,7 @@ PyObject* judge_import_py(PyObject*, PyObject* args) {
     lf.deleter_expected = (t.spec.options & DLC_SPEC_NULL_DELETER) == 0;
     // A refused capsule that was not renamed was deleted by its destructor, not the consumer.
     lf.consumer_calls = entry != nullptr ? entry->calls : 0;
-    if (!fate->second.renamed && lf.consumer_calls > 0) lf.consumer_calls -= 1;
+    if (fate->second.deleted && lf.consumer_calls > 0) lf.consumer_calls -= 1;
     lf.first_call_where = entry != nullptr ? entry->where[0] : nullptr;
     lf.second_call_where = entry != nullptr ? entry->where[1] : nullptr;
     lf.stray_calls = host().ledger.stray_calls();

@@ -54,9 +54,9 @@ from dlconform_asks import plan_consumer_calls
 from dlconform_devices import on_device, plan_device_cases
 from dlconform_imports import framework_imports, late_refusal, logical, used_capsule
 from dlconform_parties import environment_frameworks, libraries_under_test
-from dlconform_workers import (Case, adapter_raised, buffer_error_finding, capsule_finding,
-                               clean, device_finding, device_of, error_words, outcome, run_all,
-                               signature_finding)
+from dlconform_workers import (Case, HeldCapsule, adapter_raised, buffer_error_finding,
+                               capsule_finding, clean, device_finding, device_of, error_words,
+                               outcome, run_all, signature_finding)
 
 
 # --- the tensors a framework makes ---------------------------------------------------------------
@@ -173,19 +173,6 @@ def ask_capsule(exported):
         return exported.__dlpack__(max_version=(1, 3))
     except TypeError:
         return exported.__dlpack__()
-
-
-class HeldCapsule:
-    """A capsule made earlier, handed out once by __dlpack__ as if made at the call."""
-    def __init__(self, capsule):
-        self.capsule = capsule
-
-    def __dlpack__(self, **keywords):
-        capsule, self.capsule = self.capsule, None
-        return capsule
-
-    def __dlpack_device__(self):
-        return (1, 0)
 
 
 EXPORT_LIFETIMES = {"exported-3-times": "LIFE-3", "source-deleted": "LIFE-6"}
@@ -546,6 +533,7 @@ NEGOTIATION = [("max_version=none", ()), ("max_version=0.8", (("max_version", (0
 STREAM_ASKS = ("stream=1", "stream=-1")
 PAIR_TENSORS = ("f32_2x3", "f32_T", "f32_step", "f32_reversed", "f32_offset", "f32_broadcast",
                 "f32_read_only", "f32_scalar", "f32_zero_size", "i64_7", "bool_7")
+DEVICE_TENSORS = ("device_cuda", "device_opencl")
 VERSIONED_CAPSULE_TENSORS = ("f32_8x8", "f64_8x4_transposed", "i16_128_byte_offset")
 
 
@@ -613,7 +601,12 @@ def plan(frameworks, producers_dir, env):
             if path is None:
                 continue
             for t in catalogue:
-                if t["device"] != 1 or (t["generated"] and (producer, header) not in VIEW_PRODUCERS):
+                # Host tensors, and CUDA and OpenCL tensors no CPU build can place: refused
+                # without a read of their data (DEV-3) and with the capsule left to its producer
+                # (LIFE-1).
+                device_case = t["name"] in DEVICE_TENSORS and fw.device_tensor_cases
+                if (t["device"] != 1 and not device_case) or \
+                        (t["generated"] and (producer, header) not in VIEW_PRODUCERS):
                     continue
                 cases.append(Case(f"framework/{env}/{producer}@{header}/{own}/{t['name']}", "framework",
                                   producer, header, fw.name.split(".")[0], own, t["name"],

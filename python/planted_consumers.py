@@ -14,19 +14,7 @@ that the correct one has no finding.
 """
 import _dlconform as bridge
 import dlconform_adapter as dlc
-
-
-class Holder:
-    """A capsule already asked for, handed to the bridge's consumer."""
-    def __init__(self, capsule):
-        self.capsule = capsule
-
-    def __dlpack__(self, **kwargs):
-        capsule, self.capsule = self.capsule, None
-        return capsule
-
-    def __dlpack_device__(self):
-        return (1, 0)
+from dlconform_workers import HeldCapsule
 
 
 class Planted(dlc.Framework):
@@ -68,7 +56,7 @@ class Planted(dlc.Framework):
 
     def import_(self, obj, copy=None, device=None):
         capsule = self.ask(obj, self.keywords(copy, device))
-        return bridge.consume(Holder(capsule), max_version=(1, 3))
+        return bridge.consume(HeldCapsule(capsule), max_version=(1, 3))
 
     def to_np(self, value):
         raise dlc.Unsupported("asks cases only")

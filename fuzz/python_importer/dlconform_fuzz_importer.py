@@ -12,8 +12,12 @@ The library is chosen by the environment the plugin reads (docs/fuzzing.md, "Pyt
                                    itself, as TensorFlow's and Paddle's capsule APIs take it)
 """
 import os
+import sys
 
 import dlconform_adapter as dlc
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(dlc.__file__)), "reproducers"))
+import dlconform_capsule  # noqa: E402  (python/reproducers: reads and makes capsules)
 
 # The most bytes of a result read back: what the fuzz targets digest at most (tensor_input.hpp's
 # kMaxDigestedBytes).
@@ -75,6 +79,11 @@ def choose_adapter():
     return fw
 
 
+# take()'s answer for an import that is not read back: device memory, or what the adapter
+# cannot express.
+NOT_READ = (255, 0, 0, (), False, b"")
+
+
 class Importer:
     """One library's importer, fed one capsule at a time; holds the last result until drop()."""
 
@@ -93,7 +102,8 @@ class Importer:
             self.api, self.capsule_api = next(iter(capsule_apis.items()))
         self.held = None
         self.np = self.fw.np
-        self.asks_versioned = self.capsule_api is not None or self._asks_versioned()
+        self.asks_versioned = (self._takes_versioned_capsules() if self.capsule_api is not None
+                               else self._asks_versioned())
 
     def _asks_versioned(self):
         """Whether from_dlpack asks __dlpack__ for a versioned struct (a max_version of major 1
@@ -115,12 +125,21 @@ class Importer:
             pass
         return not Probe.asks or any((k.get("max_version") or (0,))[0] >= 1 for k in Probe.asks)
 
+    def _takes_versioned_capsules(self):
+        """Whether the capsule API takes a dltensor_versioned capsule, tried once with a valid
+        one. TensorFlow's from_dlpack reads dltensor capsules only, and so gets no other."""
+        try:
+            self.capsule_api(dlconform_capsule.capsule("f32", (2,), versioned=True))
+        except Exception:  # refused: the library reads legacy capsules only
+            return False
+        return True
+
     def describe(self):
         """(party, description): the name findings and suppression entries give the importer
         ("python:" and the module, or the adapter's class), and the library, its version and the
         importer's API."""
         chosen = os.environ.get("DLCONFORM_PYTHON_MODULE", "") or type(self.fw).__name__
-        legacy = "" if self.asks_versioned else " (asks for legacy capsules only)"
+        legacy = "" if self.asks_versioned else " (takes legacy capsules only)"
         return f"python:{chosen}", f"{self.fw.label} {self.api}{legacy}"
 
     def header(self):
@@ -145,7 +164,10 @@ class Importer:
         else:
             value = self.fw.import_(Exporter(capsule, versioned, device))
         self.held = value
-        return self.read(value)
+        try:
+            return self.read(value)
+        except Exception:  # the adapter's read-back failed (NumPy holds 64 dimensions at most):
+            return NOT_READ  # imported, unread; never the library's refusal
 
     def read(self, value):
         where = None
@@ -154,7 +176,7 @@ class Importer:
         except Exception:
             pass
         if where is not None and where[0] not in (1, 3):  # not host memory: never read here
-            return (255, 0, 0, (), False, b"")
+            return NOT_READ
         array = self.fw.to_np(value)
         np = self.np
         shape = tuple(int(e) for e in array.shape)

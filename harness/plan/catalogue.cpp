@@ -177,6 +177,11 @@ void hand_written(Builder& b) {
   }
   {
     DLCTensorSpec s = make(2, 32, {8, 8});
+    s.device = {4, 0};  // OpenCL: no host access either (torch.from_dlpack deletes it unrenamed)
+    b.add("device_opencl", s, false, Rule::DEV_3);
+  }
+  {
+    DLCTensorSpec s = make(2, 32, {8, 8});
     s.device = {99, 0};
     b.add("device_unknown_99", s, false, Rule::DEV_1).test_layout = true;
   }

@@ -1,5 +1,5 @@
 """tensorflow: a built-in adapter of the interface in dlconform_adapter.py."""
-from dlconform_adapter import COMMON, Framework, legacy_capsule, sliced_view
+from dlconform_adapter import COMMON, Framework, Unsupported, legacy_capsule, sliced_view
 
 
 class TensorFlow(Framework):
@@ -32,6 +32,10 @@ class TensorFlow(Framework):
     header_file = "include/external/dlpack/include/dlpack/dlpack.h"
 
     def to_np(self, value):
+        if value.shape.rank is not None and value.shape.rank > 64:
+            # NumPy holds 64 dimensions at most, and a .numpy() that fails on more keeps the
+            # tensor alive (its import would never be released): not read back at all.
+            raise Unsupported("more dimensions than NumPy holds")
         return value.numpy()
 
     def writable(self, value):

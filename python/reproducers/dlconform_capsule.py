@@ -15,7 +15,7 @@ so that a reproducer needs only the framework whose finding it shows.
       answers_legacy=True takes max_version but answers with a legacy capsule, as a legacy
       producer may (VER-4).
   deleter_calls()                                   deleter calls so far, over every capsule
-  flags(capsule), dtype_of(capsule), strides_of(capsule)
+  flags(capsule), dtype_of(capsule), strides_of(capsule), name_of(capsule)
                                                     what a framework's capsule says
 
 dtype is a name ("f32", "f64", "i16", "u16", "i64", "u8", "bool", "f32x4") or (code, bits,
@@ -26,7 +26,7 @@ test tool, not an exporter for real use.
 import ctypes
 import mmap
 
-__all__ = ["capsule", "Producer", "deleter_calls", "flags", "dtype_of", "strides_of"]
+__all__ = ["capsule", "Producer", "deleter_calls", "flags", "dtype_of", "strides_of", "name_of"]
 
 READ_ONLY, IS_COPIED = 1, 2
 
@@ -194,6 +194,11 @@ class Producer:
 def _managed(cap):
     name = _capsule_name(cap)
     return name, _capsule_pointer(cap, name)
+
+
+def name_of(cap):
+    """A capsule's name: "dltensor", or "used_dltensor" once a consumer took it (LIFE-1)."""
+    return _capsule_name(cap).decode()
 
 
 def flags(cap):

@@ -1,0 +1,8 @@
+# finding: torch LIFE-1 capsule-not-renamed: torch.from_dlpack calls the deleter of an OpenCL tensor, then raises RuntimeError without renaming the capsule, so the producer's capsule destructor deletes it again (a double free)
+# env: debian frameworks latest mxnet
+# expect: exit 0
+import contextlib, torch
+from dlconform_capsule import capsule, deleter_calls, name_of
+cap = capsule("f32", (8, 8), device=(4, 0))
+with contextlib.suppress(RuntimeError): torch.from_dlpack(cap)
+assert deleter_calls() == 1 and name_of(cap) == "dltensor"  # deleted, yet not renamed
