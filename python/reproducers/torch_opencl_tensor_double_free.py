@@ -3,6 +3,6 @@
 # expect: exit 0
 import contextlib, torch
 from dlconform_capsule import capsule, deleter_calls, name_of
-cap = capsule("f32", (8, 8), device=(4, 0))
+cap = capsule("f32", (8, 8), strides=(8, 1), device=(4, 0))
 with contextlib.suppress(RuntimeError): torch.from_dlpack(cap)
 assert deleter_calls() == 1 and name_of(cap) == "dltensor"  # deleted, yet not renamed
