@@ -60,6 +60,16 @@ PyObject* make_mock_type();
 PyObject* make_type(const char* name, size_t basic_size, const char* doc, PyMethodDef* methods,
                     void* init);
 
+// Calls obj.__dlpack__ as a consumer must (VER-5): with max_version first (when `ask`), without
+// it on TypeError; `keywords` are passed as well. Returns a new reference to the capsule, or
+// nullptr with a Python error set; *type_error gets the text of a TypeError that made it fall
+// back (a new reference), else stays nullptr.
+PyObject* ask_for_capsule(PyObject* obj, bool ask, DLCVersion asked, bool* fell_back,
+                          PyObject** type_error, PyObject* keywords = nullptr);
+
+// bridge_plugin.cpp: the PluginConsumer type; nullptr with an exception set on failure.
+PyObject* make_plugin_consumer_type();
+
 // check_exchange_api(obj): XAPI-1 to XAPI-5 on the type's __dlpack_c_exchange_api__.
 PyObject* check_exchange_api(PyObject*, PyObject* args);
 // xapi_current_work_stream(obj, device_type, device_id): (rc, stream) or None.

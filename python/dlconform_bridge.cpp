@@ -61,6 +61,37 @@ std::string type_name(PyObject* obj) {
   return s;
 }
 
+PyObject* ask_for_capsule(PyObject* obj, bool ask, DLCVersion asked, bool* fell_back,
+                          PyObject** type_error, PyObject* keywords) {
+  if (PyCapsule_CheckExact(obj)) {  // a framework's own to_dlpack() gave a capsule already
+    Py_INCREF(obj);
+    return obj;
+  }
+  PyObject* method = PyObject_GetAttrString(obj, "__dlpack__");
+  if (method == nullptr) return nullptr;
+  PyObject* capsule = nullptr;
+  if (ask) {
+    PyObject* empty = PyTuple_New(0);
+    PyObject* kw = Py_BuildValue("{s:(II)}", "max_version", asked.major, asked.minor);
+    if (keywords != nullptr) PyDict_Update(kw, keywords);  // dl_device, copy (STRM-3, STRM-4)
+    capsule = PyObject_Call(method, empty, kw);
+    Py_DECREF(empty);
+    Py_DECREF(kw);
+    if (capsule == nullptr && PyErr_ExceptionMatches(PyExc_TypeError)) {
+      PyObject *type, *value, *trace;
+      PyErr_Fetch(&type, &value, &trace);
+      *type_error = value != nullptr ? PyObject_Str(value) : nullptr;
+      Py_XDECREF(type);
+      Py_XDECREF(value);
+      Py_XDECREF(trace);
+      *fell_back = true;
+    }
+  }
+  if (!ask || *fell_back) capsule = PyObject_CallObject(method, nullptr);
+  Py_DECREF(method);
+  return capsule;
+}
+
 }  // namespace dlc::bridge
 
 namespace {
@@ -208,38 +239,6 @@ PyObject* violations_list(const dlc::ValidateResult& r) {
   return list;
 }
 
-// Calls obj.__dlpack__ as a consumer must (VER-5): with max_version first, without it on
-// TypeError. Returns a new reference to the capsule, or nullptr with a Python error set.
-PyObject* ask_for_capsule(PyObject* obj, bool ask, DLCVersion asked, bool* fell_back,
-                          PyObject** type_error, PyObject* keywords = nullptr) {
-  if (PyCapsule_CheckExact(obj)) {  // a framework's own to_dlpack() gave a capsule already
-    Py_INCREF(obj);
-    return obj;
-  }
-  PyObject* method = PyObject_GetAttrString(obj, "__dlpack__");
-  if (method == nullptr) return nullptr;
-  PyObject* capsule = nullptr;
-  if (ask) {
-    PyObject* empty = PyTuple_New(0);
-    PyObject* kw = Py_BuildValue("{s:(II)}", "max_version", asked.major, asked.minor);
-    if (keywords != nullptr) PyDict_Update(kw, keywords);  // dl_device, copy (STRM-3, STRM-4)
-    capsule = PyObject_Call(method, empty, kw);
-    Py_DECREF(empty);
-    Py_DECREF(kw);
-    if (capsule == nullptr && PyErr_ExceptionMatches(PyExc_TypeError)) {
-      PyObject *type, *value, *trace;
-      PyErr_Fetch(&type, &value, &trace);
-      *type_error = value != nullptr ? PyObject_Str(value) : nullptr;
-      Py_XDECREF(type);
-      Py_XDECREF(value);
-      Py_XDECREF(trace);
-      *fell_back = true;
-    }
-  }
-  if (!ask || *fell_back) capsule = PyObject_CallObject(method, nullptr);
-  Py_DECREF(method);
-  return capsule;
-}
 
 PyObject* consume(PyObject*, PyObject* args, PyObject* kwargs) {
   static const char* keywords[] = {"obj", "max_version", "expected", "producer", "device",
@@ -547,74 +546,6 @@ PyObject* deleter_calls(PyObject*, PyObject* args) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// PluginConsumer(path): a consumer plugin driven like a framework's from_dlpack
-
-struct PluginConsumer {
-  PyObject_HEAD
-  const dlc::LoadedPlugin* plugin;
-};
-
-int plugin_init(PluginConsumer* self, PyObject* args, PyObject*) {
-  const char* path = nullptr;
-  if (!PyArg_ParseTuple(args, "s", &path)) return -1;
-  self->plugin = load(path, DLC_ROLE_CONSUMER);
-  return self->plugin == nullptr ? -1 : 0;
-}
-
-// from_dlpack(obj) -> (imported, error, observation dict); the capsule's name follows the plugin.
-PyObject* plugin_from_dlpack(PluginConsumer* self, PyObject* args) {
-  PyObject* obj = nullptr;
-  if (!PyArg_ParseTuple(args, "O", &obj)) return nullptr;
-  const DLCPlugin& t = *self->plugin->table;
-  bool fell_back = false;
-  PyObject* type_error = nullptr;
-  PyObject* capsule = ask_for_capsule(obj, t.has_max_version != 0, t.max_version, &fell_back,
-                                      &type_error);
-  Py_XDECREF(type_error);
-  if (capsule == nullptr) return nullptr;
-  const char* name = PyCapsule_GetName(capsule);
-  DLCHandoff h{name, PyCapsule_GetPointer(capsule, name)};
-  DLCRequest request{};
-  request.has_max_version = t.has_max_version && !fell_back;
-  request.max_version = t.max_version;
-  request.copy = -1;
-  DLCObservation obs{};
-  char error[512] = {};
-  int rc = DLC_OK;
-  {
-    dlc::ScopedPhase phase("consume()", t.name, dlc::Party::consumer);
-    rc = t.consume(self->plugin->state, &h, &request, &obs, error, sizeof error);
-  }
-  if (h.name != name) PyCapsule_SetName(capsule, h.name);  // the plugin renamed it (LIFE-1)
-  Py_DECREF(capsule);
-  PyObject* shape = PyTuple_New(obs.ndim > 0 && obs.ndim <= DLC_MAX_NDIM ? obs.ndim : 0);
-  for (int i = 0; i < obs.ndim && i < DLC_MAX_NDIM; ++i) {
-    PyTuple_SetItem(shape, i, PyLong_FromLongLong(obs.shape[i]));
-  }
-  return Py_BuildValue("{s:O,s:s,s:i,s:N,s:(iii),s:K,s:K}", "imported",
-                       rc == DLC_OK ? Py_True : Py_False, "error", error, "ndim", obs.ndim,
-                       "shape", shape, "dtype", obs.dtype.code, obs.dtype.bits, obs.dtype.lanes,
-                       "digest", static_cast<unsigned long long>(obs.digest), "elements",
-                       static_cast<unsigned long long>(obs.elements_read));
-}
-
-PyObject* plugin_release(PluginConsumer* self, PyObject*) {
-  const DLCPlugin& t = *self->plugin->table;
-  if (t.release != nullptr) {
-    dlc::ScopedPhase phase("release()", t.name, dlc::Party::consumer);
-    t.release(self->plugin->state);
-  }
-  Py_RETURN_NONE;
-}
-
-PyMethodDef plugin_methods[] = {
-    {"from_dlpack", reinterpret_cast<PyCFunction>(plugin_from_dlpack), METH_VARARGS,
-     "Import obj through the plugin's consume(); returns what it observed."},
-    {"release", reinterpret_cast<PyCFunction>(plugin_release), METH_NOARGS,
-     "The plugin's release(): drops what it imported."},
-    {nullptr, nullptr, 0, nullptr}};
-
-// ---------------------------------------------------------------------------------------------
 // guard_faults(path): name a fault in guarded memory, or in a plugin, before the worker dies
 
 char g_fault_path[512] = "";
@@ -799,9 +730,7 @@ PyMODINIT_FUNC PyInit__dlconform() {
     return nullptr;
   }
   Py_INCREF(g_mock_type);
-  PyObject* plugin_type = make_type("_dlconform.PluginConsumer", sizeof(PluginConsumer),
-                                    "A dlconform consumer plugin, driven like from_dlpack.",
-                                    plugin_methods, reinterpret_cast<void*>(plugin_init));
+  PyObject* plugin_type = make_plugin_consumer_type();
   if (plugin_type == nullptr || PyModule_AddObject(module, "PluginConsumer", plugin_type) < 0) {
     Py_XDECREF(plugin_type);
     Py_DECREF(module);

@@ -304,10 +304,11 @@ class Worker:
                     result = run_case(cases[index])
                     out = f"{index}\x1f" + "\x1f".join(clean(x) for x in result) + "\n"
                     live, capacity = bridge.guarded_blocks()
-                    if live > capacity * 3 // 4:  # leaked imports fill the arena: a fresh one
+                    retire = live > capacity * 3 // 4  # leaked imports fill the arena: a fresh one
+                    if retire:
                         out += RETIRED + "\n"
                     os.write(result_write, out.encode("utf-8", "replace"))
-                    if out.endswith(RETIRED + "\n"):
+                    if retire:
                         break
             os._exit(0)
         os.close(command_read)

@@ -1,0 +1,79 @@
+// Which rules a fuzz input exercises: the valid edge cases it has (valid_edges), and the rule a
+// finding on it is named by when nothing more telling names it (rule_exercised). The targets,
+// the known-bug routing and the crash naming all ask these two.
+#include "fuzz_harness.hpp"
+
+#include <algorithm>
+#include <cstdint>
+
+#include "abi.h"
+#include "geometry.hpp"
+
+namespace dlc_fuzz {
+
+namespace {
+
+// LAY-8's strides: 0 or less on an extent above 1 (broadcast, reversed), or, on an extent-1
+// dimension, where any stride is valid, one other than the row-major compact stride (MXNet and
+// Arrow refuse those).
+bool has_edge_stride(const TensorInput& in) {
+  if (in.layout & kStridesNull) return false;
+  const bool shape_given = !(in.layout & kShapeNull);  // with none, no extent-1 dimension to judge
+  const int64_t dims = std::min<int64_t>(std::max<int64_t>(in.ndim, 0), kExplicitDims);
+  uint64_t compact = 1;  // the row-major compact stride of dimension i, from the last
+  for (int64_t i = dims - 1; i >= 0; --i) {
+    const int64_t extent = in.extent(i);
+    const int64_t stride = in.stride(i);
+    if (extent > 1 && stride <= 0) return true;
+    if (shape_given && extent == 1 && (stride <= 0 || static_cast<uint64_t>(stride) != compact)) {
+      return true;
+    }
+    const uint64_t factor = extent > 1 ? static_cast<uint64_t>(extent) : 1;
+    compact = compact > UINT64_MAX / factor ? UINT64_MAX : compact * factor;
+  }
+  return false;
+}
+
+}  // namespace
+
+int valid_edges(const TensorInput& in, dlc::Rule* out) {
+  int n = 0;
+  const int64_t dims = std::min<int64_t>(std::max<int64_t>(in.ndim, 0), kExplicitDims);
+  bool zero_size = false;
+  for (int64_t i = 0; i < dims; ++i) zero_size = zero_size || in.extent(i) == 0;
+  // A storage size of 2^63 bytes or more: valid, and refusing it is as right (LAY-10). The
+  // dimensions past the explicit ones have extent 1.
+  const uint64_t element_bytes = (uint64_t{in.dtype.bits} * in.dtype.lanes + 7) / 8;
+  // More dimensions than most libraries take (NumPy 1.x 32, NumPy 2 64, TensorFlow 254): valid,
+  // and refusing it is as right (LAY-1). First, so that an abort it causes (TensorFlow's rank
+  // CHECK) is one finding whatever else the input exercises.
+  if (in.ndim > kManyDims) out[n++] = dlc::Rule::LAY_1;
+  if (!(in.layout & kShapeNull) &&
+      dlc::geo::storage_size(dims, in.shape, element_bytes).size_class ==
+          dlc::geo::SizeClass::band) {
+    out[n++] = dlc::Rule::LAY_10;
+  }
+  if (in.layout & kStridesNull) out[n++] = dlc::Rule::LAY_5;
+  if (in.ndim == 0) out[n++] = dlc::Rule::LAY_6;
+  if (zero_size) out[n++] = dlc::Rule::LAY_7;
+  if (has_edge_stride(in)) out[n++] = dlc::Rule::LAY_8;
+  if (in.misalign != 0) out[n++] = dlc::Rule::LAY_9;
+  if (in.layout & kDeleterNull) out[n++] = dlc::Rule::LIFE_4;
+  // Device memory the host must not read (DEV-3): MXNet's CPU build imports a CUDA tensor, then
+  // aborts when it frees it.
+  if (!dlc::abi::is_host_accessible(in.device.device_type)) out[n++] = dlc::Rule::DEV_3;
+  return n;
+}
+
+dlc::Rule rule_exercised(const TensorInput& in) {
+  if (in.ndim > kManyDims) return dlc::Rule::LAY_1;  // valid_edges: one name for a rank limit
+  if (in.flags & dlc::abi::kFlagSubbytePadded) return dlc::Rule::FLAG_3;
+  dlc::Rule edges[kMaxEdges];
+  if (valid_edges(in, edges) > 0 && edges[0] != dlc::Rule::DEV_3) return edges[0];
+  // A valid tensor's byte_offset is backed modulo a page (plan_storage): what the consumer sees.
+  if (in.byte_offset % 4096 != 0) return dlc::Rule::LAY_4;
+  if (in.dtype.code != 2 || in.dtype.bits != 32 || in.dtype.lanes != 1) return dlc::Rule::DT_1;
+  return dlc::Rule::LAY_1;
+}
+
+}  // namespace dlc_fuzz
