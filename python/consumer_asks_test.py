@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""How a consumer asks is judged (the asks scenario): each planted consumer of
-planted_consumers.py is caught with its class and rule on the asks it gets wrong, and on no
-other; the correct consumer has no finding at all.
+"""How a consumer asks, and what it does with an input that holds no capsule, is judged (the asks
+scenario): each planted consumer of planted_consumers.py is caught with its class and rule on the
+asks it gets wrong, and on no other; the correct consumer has no finding at all.
 
 Needs $DLCONFORM (the command) and $BRIDGE_PYTHON (the interpreter the bridge is built for)."""
 import json
@@ -11,7 +11,7 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-# planted consumer -> {ask: "class RULE"}; every other ask of the six passes with no finding.
+# planted consumer -> {ask: "class RULE"}; every other ask of ASKS passes with no finding.
 EXPECTED = {
     "correct-consumer": {},
     "retry-on-buffer-error": {"after-buffer-error": "retry-after-refusal VER-5"},
@@ -25,8 +25,11 @@ EXPECTED = {
                         "copy=False", "device=cpu")},
     "copy-inverted": {"copy=True": "keyword-not-passed-on STRM-4",
                       "copy=False": "keyword-not-passed-on STRM-4"},
+    "takes-any-return": {"bad-input/not-a-capsule": "crash VER-4"},
+    "asarray-fallback": {"bad-input/no-dlpack": "non-dlpack-input-accepted VER-4"},
 }
-ASKS = ("plain", "after-type-error", "after-buffer-error", "copy=True", "copy=False", "device=cpu")
+ASKS = ("plain", "after-type-error", "after-buffer-error", "copy=True", "copy=False", "device=cpu",
+        "bad-input/no-dlpack", "bad-input/not-a-capsule")
 
 
 def main():

@@ -115,6 +115,13 @@ PROFILE_NAMES = {"int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64", "
                  "float32": "f32", "float64": "f64", "bfloat16": "bf16", "complex64": "c64",
                  "complex128": "c128", "bool": "bool"}
 COMMON = ["int8", "int16", "int32", "int64", "uint8", "float16", "float32", "float64", "bool"]
+# The narrow floats of DLPack 1.1 (DT-1), by their ml_dtypes names: float8, float6, float4.
+NARROW_FLOATS = {"float8_e3m4": (7, 8, 1), "float8_e4m3": (8, 8, 1),
+                 "float8_e4m3b11fnuz": (9, 8, 1), "float8_e4m3fn": (10, 8, 1),
+                 "float8_e4m3fnuz": (11, 8, 1), "float8_e5m2": (12, 8, 1),
+                 "float8_e5m2fnuz": (13, 8, 1), "float8_e8m0fnu": (14, 8, 1),
+                 "float6_e2m3fn": (15, 6, 1), "float6_e3m2fn": (16, 6, 1),
+                 "float4_e2m1fn": (17, 4, 1)}
 
 
 class Unsupported(Exception):
@@ -205,6 +212,12 @@ class Framework:
     def unexpressible(self):
         """Arrays DLPack cannot express, by name: {name: (why, builder)}. Each export must be
         refused with BufferError (the Array API's should), or read right by a consumer."""
+        return {}
+
+    def narrow_floats(self):
+        """The narrow floats it makes (NARROW_FLOATS), by name: {name: ((code, bits, lanes),
+        builder)}. builder(codes) makes a 1-D array from a uint8 NumPy array of bit patterns, one
+        element each; (code, bits, lanes) is the DLPack dtype it must export as."""
         return {}
 
     def export(self, value):

@@ -5,6 +5,10 @@
       returned or raised) and judged (VER-5: max_version first, a second question only after
       TypeError and none after a capsule; STRM-1: no stream on the CPU; STRM-3, STRM-4: device=
       and copy= as B's own caller asked). ASK is one of ASKS below.
+  asks/ENV/B@W/[API/]bad-input/WHAT   B's from_dlpack (or its capsule API) handed what holds no
+      capsule: None (no-dlpack), or an object whose __dlpack__ returns an int (not-a-capsule; a
+      capsule API gets the int itself). Any exception passes; a crash fails; an array returned is
+      non-dlpack-input-accepted (INFO: no text names the exception).
   immutable/ENV/A@V/dlconform-consumer@v1.3/flag-1b   A's immutable array (JAX's, Arrow's, a
       read-only NumPy view), asked with max_version=(1, 3): a versioned capsule with READ_ONLY
       (FLAG-1b, SHOULD).
@@ -18,7 +22,8 @@ import sys
 
 import _dlconform as bridge
 from dlconform_adapter import Framework, Unsupported
-from dlconform_workers import Case, capsule_finding, clean, error_words, is_capsule, outcome
+from dlconform_workers import (Case, adapter_raised, capsule_finding, clean, error_words,
+                               is_capsule, outcome)
 
 
 class Recorder:
@@ -144,6 +149,42 @@ def judged_calls(fw, recorder, error, caller_copy, caller_device):
     return outcome(finding, f"{what} [calls: {text}]")
 
 
+class IntProducer:
+    """A producer whose __dlpack__ returns an int, no PyCapsule: an importer that takes whatever
+    comes back for a capsule reads the int as a pointer."""
+    def __dlpack__(self, **keywords):
+        return 16
+
+    def __dlpack_device__(self):
+        return (1, 0)
+
+
+BAD_INPUTS = {"no-dlpack": "None", "not-a-capsule": "what holds no capsule (an int)"}
+
+
+def bad_input(fw, which, api=None):
+    """B's importer handed what holds no DLPack capsule (BAD_INPUTS): it must raise, not crash."""
+    def body():
+        recorder = Recorder(IntProducer()) if which == "not-a-capsule" and api is None else None
+        handed = recorder if recorder is not None else (None if which == "no-dlpack" else 16)
+        importer = fw.capsule_imports[api] if api else fw.import_
+        try:
+            result = importer(handed)
+        except Exception as e:
+            if adapter_raised(e, (fw,)):
+                raise
+            calls = f" [calls: {calls_text(recorder.calls)}]" if recorder is not None else ""
+            return ("pass", "", "", "", f"refused: {clean(error_words(e))[:120]}{calls}")
+        returned = type(result).__name__
+        del result
+        calls = f" [calls: {calls_text(recorder.calls)}]" if recorder is not None else ""
+        return outcome(bridge.make_finding(
+            "non-dlpack-input-accepted", "VER-4", f"expected {fw.label}'s "
+            f"{api or 'from_dlpack'} to raise for {BAD_INPUTS[which]} but found it returned a "
+            f"{returned}{calls}"), "")
+    return body
+
+
 def immutable_value(fw):
     """An immutable float32 array of fw holding 0, 1, 2, 3, or None when fw has none."""
     try:
@@ -235,6 +276,13 @@ def plan_consumer_calls(frameworks, producer_path_of, env):
                 shown = "refusing-producer" if refuse else producer
                 cases.append(Case(f"asks/{env}/{own}/{ask}", "asks", shown, f"{shown}@{header}",
                                   short, own, ask, asks(fw, path, caller, refuse), rule, (fw,)))
+        if fw.imports:
+            for api in ([None] if fw.asks else []) + sorted(fw.capsule_imports):
+                for which in BAD_INPUTS:
+                    name = f"bad-input/{which}" if api is None else f"{api}/bad-input/{which}"
+                    cases.append(Case(f"asks/{env}/{own}/{name}", "asks", "dlconform-bad-input",
+                                      "dlconform-bad-input@v1.3", short, own, name,
+                                      bad_input(fw, which, api), "VER-4", (fw,)))
         if may_be_immutable(fw):
             cases.append(Case(f"immutable/{env}/{own}/dlconform-consumer@v1.3/flag-1b", "immutable",
                               short, own, "dlconform-consumer", "v1.3", "flag-1b", flag_1b(fw),

@@ -56,7 +56,7 @@ from dlconform_imports import framework_imports, late_refusal, logical, used_cap
 from dlconform_parties import environment_frameworks, libraries_under_test
 from dlconform_workers import (Case, HeldCapsule, adapter_raised, buffer_error_finding,
                                capsule_finding, clean, device_finding, device_of, error_words,
-                               outcome, run_all, signature_finding)
+                               is_capsule, outcome, run_all, signature_finding)
 
 
 # --- the tensors a framework makes ---------------------------------------------------------------
@@ -103,10 +103,11 @@ SHOULD_REFUSE = ("the Array API's __dlpack__: \"Implementations should raise Buf
                  "the data cannot be exported as DLPack\"")
 
 
-def framework_exports(fw, build, api, unexpressible=None):
+def framework_exports(fw, build, api, unexpressible=None, known=None):
     """fw exports a tensor; the bridge imports and judges it, then checks fw released it. With
-    `unexpressible` (why DLPack cannot express the array), a BufferError is the right answer;
-    an export is judged by what a consumer reads of it."""
+    `unexpressible` (why DLPack cannot express the array, or why fw may not export it), a
+    BufferError is the right answer; an export is judged by what a consumer reads of it: `known`
+    when given (what the tensor must read as), else what fw says it holds."""
     def body():
         try:
             value = build()
@@ -116,7 +117,7 @@ def framework_exports(fw, build, api, unexpressible=None):
             return ("skip", "", "", "", f"n/a: cannot make it here: {type(e).__name__}: "
                     f"{clean(e)[:120]}")
         try:
-            expected = expected_of(fw, value)
+            expected = known if known is not None else expected_of(fw, value)
         except Exception:
             if unexpressible is None:
                 raise
@@ -164,6 +165,23 @@ def framework_exports(fw, build, api, unexpressible=None):
                 f"{seen['byte_offset']}, {seen['elements']} values as {fw.label} has them; "
                 f"deleter called {seen['deleter_calls']} time(s)")
     return body
+
+
+def narrow_float_codes(np, dtype):
+    """Eight bit patterns of a narrow float dtype (code, bits, lanes), one element each, and the
+    expectation of a tensor holding them: sub-byte elements packed lowest bits first (DT-3)."""
+    width = dtype[1] * dtype[2]
+    codes = (np.arange(8) % (1 << min(width, 8))).astype("uint8")
+    if width >= 8:
+        stored = codes.tobytes()
+    else:
+        bits = 0
+        for i, c in enumerate(codes):
+            bits |= int(c) << (i * width)
+        stored = bits.to_bytes((8 * width + 7) // 8, "little")
+    expected = {"shape": (8,), "dtype": dtype, "digest": bridge.digest(stored),
+                "elements": 8 if width >= 8 else len(stored), "read_only": False}
+    return codes, expected
 
 
 def ask_capsule(exported):
@@ -453,16 +471,22 @@ def negotiation(fw, ask):
         kwargs = dict(ask)
         before = sys.getrefcount(value)
         stream_on_cpu = kwargs.get("stream") is not None
+        malformed_ask = not isinstance(kwargs.get("max_version", ()), tuple)
         try:
             capsule = value.__dlpack__(**kwargs)
         except Exception as e:
             if stream_on_cpu:  # any refusal: the texts name no exception for it
                 return ("pass", "", "", "", f"{type(e).__name__}: {clean(e)[:160]} (stream="
                         f"{kwargs['stream']} for a CPU array refused)")
+            if malformed_ask:  # any refusal: "other errors" for "incorrect arguments passed"
+                return ("pass", "", "", "", f"{type(e).__name__}: {clean(e)[:160]} (max_version="
+                        f"{kwargs['max_version']!r} refused)")
             return refused_export(fw, value.__dlpack__, kwargs, e)
         malformed = capsule_finding(fw.label, capsule, kwargs)
         if malformed is not None:
             return outcome(malformed, "")
+        if malformed_ask:
+            return malformed_ask_answered(fw, value, capsule, kwargs["max_version"])
         if stream_on_cpu:
             del capsule
             return outcome(bridge.make_finding(
@@ -483,6 +507,40 @@ def negotiation(fw, ask):
         return ("pass", "", "", "", f"{seen['answer']}; dropped unconsumed, the array released")
     return body
 
+
+
+def malformed_ask_answered(fw, value, capsule, asked):
+    """fw exported for a max_version that is no 2-tuple: what it handed over is read as a DLPack
+    1.3 consumer would (a malformed struct is the producer's finding), and the export itself is
+    malformed-keyword-accepted (INFO: no text requires the refusal dpctl's test asserts)."""
+    expected = expected_of(fw, value)
+    seen = bridge.consume(HeldCapsule(capsule), max_version=(1, 3), expected=expected,
+                          producer=fw.label)
+    if seen.get("finding"):
+        return outcome(seen["finding"], "")
+    return outcome(bridge.make_finding(
+        "malformed-keyword-accepted", "VER-4", f"expected {fw.label}'s __dlpack__(max_version="
+        f"{asked!r}) to raise (the Array API's max_version is a 2-tuple (major, minor), and "
+        f"\"other errors are raised when export fails for other reasons (e.g., incorrect "
+        f"arguments passed ...)\"; dpctl's test asserts TypeError) but found a {seen['capsule']} "
+        f"capsule, read right"), "")
+
+
+def exporter_bad_input(fw, api):
+    """fw's own exporter `api` (to_dlpack) handed None, no array of its: it must raise (Paddle's
+    and TensorFlow's tests want TypeError; any exception passes), never crash or export."""
+    def body():
+        try:
+            answer = fw.legacy_exports[api](None)
+        except Exception as e:
+            if adapter_raised(e, (fw,)):
+                raise
+            return ("pass", "", "", "", f"refused: {clean(error_words(e))[:160]}")
+        shown = bridge.capsule_kind(answer) if is_capsule(answer) else type(answer).__name__
+        return outcome(bridge.make_finding(
+            "producer-violation", "VER-4", f"expected {fw.label}'s {api}(None) to raise but found "
+            f"it returned {shown}"), "")
+    return body
 
 
 def device_answer(fw):
@@ -524,6 +582,8 @@ NEGOTIATION = [("max_version=none", ()), ("max_version=0.8", (("max_version", (0
                ("max_version=1.0", (("max_version", (1, 0)),)),
                ("max_version=1.3", (("max_version", (1, 3)),)),
                ("max_version=2.0", (("max_version", (2, 0)),)),
+               # Malformed: a bare int, no 2-tuple (dpctl's test_dlpack_max_version_validation).
+               ("max_version=bare-int", (("max_version", 1),)),
                ("copy=True", (("max_version", (1, 3)), ("copy", True))),
                ("copy=False", (("max_version", (1, 3)), ("copy", False))),
                ("dl_device=cpu", (("max_version", (1, 3)), ("dl_device", (1, 0)))),
@@ -587,6 +647,19 @@ def plan(frameworks, producers_dir, env):
                                   "framework", fw.name.split(".")[0], own, "dlconform-consumer",
                                   "v1.3", f"unexpressible/{name}",
                                   framework_exports(fw, build, None, why), "DT-1", (fw,)))
+        # Narrow floats (DLPack 1.1's float8, float6, float4) it makes: exported with their code
+        # and bits, or refused with BufferError (its DLPack may predate them).
+        if not on_device(fw):
+            apis = ([None] if fw.dunder else []) + sorted(fw.legacy_exports)
+            for name, (dtype, build) in (sorted(fw.narrow_floats().items()) if apis else ()):
+                codes, known = narrow_float_codes(fw.np, dtype)
+                why = f"a {name} array, DLPack 1.1's code {dtype[0]}"
+                cases.append(Case(f"framework/{env}/{own}/dlconform-consumer@v1.3/narrow/{name}",
+                                  "framework", fw.name.split(".")[0], own, "dlconform-consumer",
+                                  "v1.3", f"narrow/{name}",
+                                  framework_exports(fw, lambda build=build, codes=codes:
+                                                    build(codes), apis[0], why, known),
+                                  "DT-1", (fw,)))
         # Out of the usual order: several capsules of one array, the source deleted first.
         if fw.dunder and not on_device(fw):
             build = next(b for t, _, b in constructions(fw) if t == "f32_2x3")
@@ -655,6 +728,10 @@ def plan(frameworks, producers_dir, env):
                               fw.name.split(".")[0], own, "dlconform-caller", "v1.3",
                               "__dlpack_device__", device_answer(fw),
                               "DEV-1" if on_device(fw) else "DEV-2", (fw,)))
+        for api in sorted(fw.legacy_exports):  # its own exporters, handed no array of its
+            cases.append(Case(f"negotiation/{env}/{own}/{api}/bad-input", "negotiation",
+                              fw.name.split(".")[0], own, "dlconform-caller", "v1.3",
+                              f"{api}/bad-input", exporter_bad_input(fw, api), "VER-4", (fw,)))
         if fw.has_xapi:
             for check in ("XAPI-1", "XAPI-2", "XAPI-3", "XAPI-4", "XAPI-5"):
                 cases.append(Case(f"xapi/{env}/{own}/{check}", "xapi", fw.name.split(".")[0], own,

@@ -11,10 +11,22 @@ that the correct one has no finding.
   calls-twice            calls __dlpack__ twice (once to peek at the version)
   no-max-version         a DLPack 1.3 consumer that never passes max_version
   copy-inverted          passes copy=not copy
+  takes-any-return       takes whatever __dlpack__ returns for a capsule: an int is read as the
+                         address of its struct (a crash)
+  asarray-fallback       makes an array of anything without __dlpack__, None included (INFO)
 """
+import ctypes
+
 import _dlconform as bridge
 import dlconform_adapter as dlc
-from dlconform_workers import HeldCapsule
+from dlconform_workers import HeldCapsule, is_capsule
+
+
+def checked(capsule):
+    """The planted library's own check (not its adapter's): __dlpack__ must return a capsule."""
+    if not is_capsule(capsule):
+        raise TypeError(f"expected a PyCapsule from __dlpack__ but found {type(capsule).__name__}")
+    return capsule
 
 
 class Planted(dlc.Framework):
@@ -55,8 +67,8 @@ class Planted(dlc.Framework):
             return obj.__dlpack__()
 
     def import_(self, obj, copy=None, device=None):
-        capsule = self.ask(obj, self.keywords(copy, device))
-        return bridge.consume(HeldCapsule(capsule), max_version=(1, 3))
+        return bridge.consume(HeldCapsule(checked(self.ask(obj, self.keywords(copy, device)))),
+                              max_version=(1, 3))
 
     def to_np(self, value):
         raise dlc.Unsupported("asks cases only")
@@ -104,3 +116,22 @@ class CopyInverted(Planted):
         if copy is not None:
             out["copy"] = not copy
         return out
+
+
+class TakesAnyReturn(Planted):
+    planted = "takes-any-return"
+
+    def ask(self, obj, keywords):
+        capsule = super().ask(obj, keywords)
+        if isinstance(capsule, int):  # the planted read: the int as the struct's address
+            ctypes.string_at(capsule, 8)
+        return capsule
+
+
+class AsarrayFallback(Planted):
+    planted = "asarray-fallback"
+
+    def import_(self, obj, copy=None, device=None):
+        if not hasattr(obj, "__dlpack__"):
+            return self.np.asarray(obj)
+        return super().import_(obj, copy, device)

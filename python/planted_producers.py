@@ -13,6 +13,13 @@ correct one has no finding.
   stream-on-cpu        exports a CPU array for any stream (STRM-1, INFO)
   ignores-byte-order   exports an array of the other byte order as if it were native, where
                        DLPack has no way to say so
+  max-version-unchecked  reads max_version as a tuple without a check, as C code that takes the
+                       item of what it was given: a bare int is read as an address (a crash)
+  any-max-version      takes a max_version that is no 2-tuple for None, and exports (INFO)
+  unpacked-float4      exports float4 elements one per byte, without the padded flag: a
+                       consumer reads them packed, two to a byte (DT-3)
+  exports-none         has a to_dlpack() that never checks what it is handed: None gives a
+                       capsule of an empty tensor
 """
 import ctypes
 import mmap
@@ -35,10 +42,11 @@ def _dl_tensor(capsule):
 
 
 class Array:
-    """A float32 array with its own values and a planted __dlpack__."""
+    """A float32 array (or a narrow float one: its bit patterns in uint8 `values`) with its own
+    values and a planted __dlpack__."""
 
-    def __init__(self, values, planted):
-        self.values, self.planted = values, planted
+    def __init__(self, values, planted, dtype=(2, 32, 1)):
+        self.values, self.planted, self.dtype = values, planted, dtype
         self.cached = None  # caches-one-struct: (name, struct address) of the first export
         self.page = None    # frees-with-source: the page its data lives in
 
@@ -49,6 +57,11 @@ class Array:
             raise BufferError(f"cannot export to device {dl_device}")
         if not self.values.dtype.isnative and self.planted != "ignores-byte-order":
             raise BufferError("DLPack has no byte order: only native arrays are exported")
+        if max_version is not None and not isinstance(max_version, tuple):
+            if self.planted == "max-version-unchecked":  # the planted read, at the int's address
+                ctypes.string_at(max_version, 8)
+            if self.planted == "any-max-version":
+                max_version = None
         versioned = max_version is not None and max_version[0] >= 1
         if self.planted == "caches-one-struct" and self.cached is not None:
             name, address = self.cached
@@ -57,7 +70,7 @@ class Array:
         for i in reversed(range(self.values.ndim - 1)):
             compact[i] = compact[i + 1] * max(1, self.values.shape[i + 1])
         # guarded: the struct alone in a page its deleter makes unreadable
-        capsule = cap.capsule("f32", self.values.shape, strides=compact, versioned=versioned,
+        capsule = cap.capsule(self.dtype, self.values.shape, strides=compact, versioned=versioned,
                               version=min(tuple(max_version or (1, 3)), (1, 3)),
                               flags=cap.IS_COPIED if copy else 0,
                               guarded=self.planted == "caches-one-struct")
@@ -66,10 +79,22 @@ class Array:
             if self.page is None:
                 self.page = mmap.mmap(-1, max(mmap.PAGESIZE, self.values.nbytes))
             tensor.data = ctypes.addressof(ctypes.c_char.from_buffer(self.page))
-        ctypes.memmove(tensor.data, self.values.ctypes.data, self.values.nbytes)
+        stored = self.stored()
+        ctypes.memmove(tensor.data, stored, len(stored))
         if self.planted == "caches-one-struct":
             self.cached = cap._managed(capsule)
         return capsule
+
+    def stored(self):
+        """The bytes of the values as DLPack lays them out: sub-byte elements packed, lowest bits
+        first (DT-3), unless the planted bug keeps them one per byte."""
+        width = self.dtype[1] * self.dtype[2]
+        if width >= 8 or self.planted == "unpacked-float4":
+            return self.values.tobytes()
+        bits = 0
+        for i, code in enumerate(self.values.tolist()):
+            bits |= code << (i * width)
+        return bits.to_bytes((self.values.size * width + 7) // 8, "little")
 
     def __dlpack_device__(self):
         return (1, 0)
@@ -112,6 +137,10 @@ class Planted(dlc.Framework):
     def writable(self, value):
         return True
 
+    def narrow_floats(self):
+        return {"float4_e2m1fn": ((17, 4, 1), lambda codes: Array(codes, self.planted,
+                                                                  (17, 4, 1)))}
+
     def unexpressible(self):
         other_order = self.np.dtype("float32").newbyteorder()
         return {"big-endian": ("a float32 array of the other byte order",
@@ -132,3 +161,27 @@ class StreamOnCpu(Planted):
 
 class IgnoresByteOrder(Planted):
     planted = "ignores-byte-order"
+
+
+class MaxVersionUnchecked(Planted):
+    planted = "max-version-unchecked"
+
+
+class AnyMaxVersion(Planted):
+    planted = "any-max-version"
+
+
+class UnpackedFloat4(Planted):
+    planted = "unpacked-float4"
+
+
+def unchecked_to_dlpack(value):
+    """exports-none's own exporter: whatever it is handed, a capsule (None: an empty tensor)."""
+    if value is None:
+        return cap.capsule("f32", (0,))
+    return value.__dlpack__()
+
+
+class ExportsNone(Planted):
+    planted = "exports-none"
+    legacy_exports = {"to_dlpack": staticmethod(unchecked_to_dlpack)}

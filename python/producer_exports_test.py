@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""A producer's exports out of the usual order, an array DLPack cannot express, and stream asks
-on the CPU are judged: each planted producer of planted_producers.py is caught with its class and
+"""A producer's exports out of the usual order, an array DLPack cannot express, stream asks on
+the CPU, a malformed max_version and a narrow float's export are judged: each planted producer of planted_producers.py is caught with its class and
 rule on the case it gets wrong, and on no other; the correct producer has no finding at all.
 
 Needs $DLCONFORM (the command) and $BRIDGE_PYTHON (the interpreter the bridge is built for)."""
@@ -20,10 +20,16 @@ EXPECTED = {
                       "stream=-1": "stream-accepted-on-cpu STRM-1"},
     "ignores-byte-order": {"dlconform-consumer@v1.3/unexpressible/big-endian":
                            "producer-violation LAY-4"},
+    "max-version-unchecked": {"max_version=bare-int": "crash VER-4"},
+    "any-max-version": {"max_version=bare-int": "malformed-keyword-accepted VER-4"},
+    "unpacked-float4": {"dlconform-consumer@v1.3/narrow/float4_e2m1fn": "producer-violation LAY-4"},
+    "exports-none": {"to_dlpack/bad-input": "producer-violation VER-4"},
 }
 CASES = ("dlconform-consumer@v1.3/f32_2x3", "dlconform-consumer@v1.3/exported-3-times",
          "dlconform-consumer@v1.3/source-deleted", "stream=None", "stream=1", "stream=-1",
-         "max_version=1.3", "copy=True", "dlconform-consumer@v1.3/unexpressible/big-endian")
+         "max_version=1.3", "max_version=bare-int", "copy=True",
+         "dlconform-consumer@v1.3/unexpressible/big-endian",
+         "dlconform-consumer@v1.3/narrow/float4_e2m1fn")
 
 
 def case_id(producer, case):
@@ -44,7 +50,7 @@ def main():
         seen = {c["id"]: c for c in json.load(f)["cases"]}
     failures = 0
     for producer, findings in EXPECTED.items():
-        for case in CASES:
+        for case in CASES + tuple(c for c in findings if c not in CASES):  # and its own
             found = seen.get(case_id(producer, case))
             want = findings.get(case, "none")
             got = "missing" if found is None else (

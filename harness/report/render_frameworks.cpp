@@ -418,8 +418,9 @@ std::string render_frameworks_markdown(const RunInfo& info,
     // Negotiation.
     const std::vector<std::string> asks = {
         "max_version=none", "max_version=0.8", "max_version=1.0", "max_version=1.3",
-        "max_version=2.0",  "copy=True",       "copy=False",      "dl_device=cpu",
-        "stream=None",      "stream=1",        "stream=-1",       "__dlpack_device__"};
+        "max_version=2.0",  "max_version=bare-int", "copy=True",  "copy=False",
+        "dl_device=cpu",    "stream=None",     "stream=1",        "stream=-1",
+        "__dlpack_device__"};
     Grid answers;
     for (const CaseResult* c : mine) {
       if (c->scenario == "negotiation") {
@@ -430,7 +431,8 @@ std::string render_frameworks_markdown(const RunInfo& info,
       o += "\n## Negotiation: what `__dlpack__` answers\n\n"
            "`legacy`: a `dltensor` capsule; `1.3`: a `dltensor_versioned` capsule of that "
            "version; an exception's name when it raised one. `max_version=2.0` must still get "
-           "a struct the caller supports (VER-4); `dl_device=cpu` is the array's own device "
+           "a struct the caller supports (VER-4); `max_version=bare-int` passes `1`, no 2-tuple: "
+           "any exception passes, an export is noted ⓘ; `dl_device=cpu` is the array's own device "
            "(STRM-3); `stream=1` and `stream=-1` to a CPU array are refused (STRM-1: only "
            "None is accepted); `__dlpack_device__` must answer (1, 0) on the CPU (DEV-2). ⚠️ known "
            "finding, ❌ unexpected, ⓘ an allowed deviation noted at INFO.\n\n";
@@ -438,8 +440,9 @@ std::string render_frameworks_markdown(const RunInfo& info,
     }
 
     // How each consumer asks.
-    const std::vector<std::string> asked = {"plain",     "after-type-error", "after-buffer-error",
-                                            "copy=True", "copy=False",       "device=cpu"};
+    const std::vector<std::string> asked = {
+        "plain",      "after-type-error", "after-buffer-error",  "copy=True",
+        "copy=False", "device=cpu",       "bad-input/no-dlpack", "bad-input/not-a-capsule"};
     Grid calls;
     for (const CaseResult* c : mine) {
       if (c->scenario == "asks") calls[c->consumer.header][c->tensor] = calls_cell(*c);
@@ -455,7 +458,9 @@ std::string render_frameworks_markdown(const RunInfo& info,
            "caller's keywords, which it should pass on. The judge: VER-5 (max_version first; a "
            "second call only after TypeError, none after a capsule), STRM-1 (no stream on the "
            "CPU), STRM-3 and STRM-4 (dl_device and copy as asked; one not passed on is noted "
-           "ⓘ). n/a: its from_dlpack takes no such keyword.\n\n";
+           "ⓘ). `bad-input/no-dlpack` hands `from_dlpack` None, `bad-input/not-a-capsule` an "
+           "object whose `__dlpack__` returns an int: any exception passes, a crash fails, an "
+           "array returned is noted ⓘ. n/a: its from_dlpack takes no such keyword.\n\n";
       grid_table(calls, asked, "consumer", "–", &o);
     }
 

@@ -1,5 +1,5 @@
 """jax: a built-in adapter of the interface in dlconform_adapter.py."""
-from dlconform_adapter import COMMON, Framework, sliced_view
+from dlconform_adapter import COMMON, NARROW_FLOATS, Framework, sliced_view
 
 
 class Jax(Framework):
@@ -37,3 +37,10 @@ class Jax(Framework):
 
     def writable(self, value):
         return False  # jax arrays are immutable
+
+    def narrow_floats(self):
+        import ml_dtypes  # a dependency of JAX: its narrow floats are ml_dtypes' types
+        return {name: (dtype, lambda codes, t=getattr(ml_dtypes, name):
+                       self.jnp.asarray(codes.view(t)))
+                for name, dtype in NARROW_FLOATS.items()
+                if hasattr(ml_dtypes, name) and hasattr(self.jnp, name)}

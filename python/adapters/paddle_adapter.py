@@ -1,5 +1,5 @@
 """paddle: a built-in adapter of the interface in dlconform_adapter.py."""
-from dlconform_adapter import COMMON, Framework, as_dtype, sliced_view
+from dlconform_adapter import COMMON, NARROW_FLOATS, Framework, as_dtype, sliced_view
 
 
 class Paddle(Framework):
@@ -29,3 +29,9 @@ class Paddle(Framework):
 
     def writable(self, value):
         return True
+
+    def narrow_floats(self):
+        paddle = self.module
+        return {name: (dtype, lambda codes, t=getattr(paddle, name):
+                       paddle.to_tensor(codes).view(t))
+                for name, dtype in NARROW_FLOATS.items() if hasattr(paddle, name)}

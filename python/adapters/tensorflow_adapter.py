@@ -1,5 +1,6 @@
 """tensorflow: a built-in adapter of the interface in dlconform_adapter.py."""
-from dlconform_adapter import COMMON, Framework, Unsupported, legacy_capsule, sliced_view
+from dlconform_adapter import (COMMON, NARROW_FLOATS, Framework, Unsupported, legacy_capsule,
+                               sliced_view)
 
 
 class TensorFlow(Framework):
@@ -43,3 +44,11 @@ class TensorFlow(Framework):
 
     def unexpressible(self):
         return {"string": ("a string tensor", lambda: self.module.constant(["ab", "cd"]))}
+
+    def narrow_floats(self):
+        import ml_dtypes  # TensorFlow's float8 types are ml_dtypes' types
+        experimental = self.module.dtypes.experimental
+        return {name: (dtype, lambda codes, t=getattr(ml_dtypes, name):
+                       self.module.constant(codes.view(t)))
+                for name, dtype in NARROW_FLOATS.items()
+                if hasattr(ml_dtypes, name) and hasattr(experimental, name)}

@@ -1,5 +1,5 @@
 """torch: a built-in adapter of the interface in dlconform_adapter.py."""
-from dlconform_adapter import COMMON, Framework, sliced_view
+from dlconform_adapter import COMMON, NARROW_FLOATS, Framework, sliced_view
 
 
 class Torch(Framework):
@@ -30,6 +30,15 @@ class Torch(Framework):
 
     def writable(self, value):
         return True
+
+    def narrow_floats(self):
+        torch = self.module
+        out = {name: (dtype, lambda codes, t=getattr(torch, name): torch.from_numpy(codes).view(t))
+               for name, dtype in NARROW_FLOATS.items() if hasattr(torch, name)}
+        if hasattr(torch, "float4_e2m1fn_x2"):  # two float4 in a byte: a vector of 2 lanes
+            out["float4_e2m1fn_x2"] = ((17, 4, 2), lambda codes: torch.from_numpy(codes).view(
+                torch.float4_e2m1fn_x2))
+        return out
 
     def unexpressible(self):
         torch = self.module
