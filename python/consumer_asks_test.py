@@ -27,9 +27,15 @@ EXPECTED = {
                       "copy=False": "keyword-not-passed-on STRM-4"},
     "takes-any-return": {"bad-input/not-a-capsule": "crash VER-4"},
     "asarray-fallback": {"bad-input/no-dlpack": "non-dlpack-input-accepted VER-4"},
+    "viewing-consumer": {},
+    "ignores-copy": {"copy=True": "keyword-dropped STRM-4", "copy=False": "keyword-dropped STRM-4",
+                     "memory/copy=True": "copy-not-made STRM-4"},
+    "always-copies": {"memory/default": "import-copied STRM-4",
+                      "memory/copy=False": "copy-made STRM-4"},
 }
 ASKS = ("plain", "after-type-error", "after-buffer-error", "copy=True", "copy=False", "device=cpu",
-        "bad-input/no-dlpack", "bad-input/not-a-capsule")
+        "bad-input/no-dlpack", "bad-input/not-a-capsule", "memory/default", "memory/copy=True",
+        "memory/copy=False")
 
 
 def main():

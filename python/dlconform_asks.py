@@ -9,6 +9,10 @@
       capsule: None (no-dlpack), or an object whose __dlpack__ returns an int (not-a-capsule; a
       capsule API gets the int itself). Any exception passes; a crash fails; an array returned is
       non-dlpack-input-accepted (INFO: no text names the exception).
+  asks/ENV/B@W/memory/ASK    B's from_dlpack (default, copy=True, copy=False) on a DLPack 1.3 mock:
+      whether its array shares the memory that crossed, by its data pointer (its own export) or by
+      a write into that memory, and whether its own write reaches it (STRM-4: copy=True must
+      copy unless the producer did, copy=False must not; a default copy is INFO).
   immutable/ENV/A@V/dlconform-consumer@v1.3/flag-1b   A's immutable array (JAX's, Arrow's, a
       read-only NumPy view), asked with max_version=(1, 3): a versioned capsule with READ_ONLY
       (FLAG-1b, SHOULD).
@@ -17,6 +21,7 @@
       finding: FLAG-1 for B when READ_ONLY crossed, FLAG-1b for A when it did not).
 
 The verdicts are the judge's (harness/judge/judge_asks.cpp, through the bridge)."""
+import ctypes
 import gc
 import sys
 
@@ -67,6 +72,7 @@ class Recorder:
         call["answer"] = "capsule"
         call["crossed"] = bridge.capsule_kind(capsule)  # read before the consumer takes it
         call["flags"] = bridge.capsule_flags(capsule)
+        call["data"] = bridge.capsule_data(capsule)
         return capsule
 
     def __dlpack_device__(self):
@@ -185,6 +191,103 @@ def bad_input(fw, which, api=None):
     return body
 
 
+MEMORY_ASKS = {"memory/default": None, "memory/copy=True": True, "memory/copy=False": False}
+IS_COPIED = 1 << 1
+SENTINEL = 4242.0  # written into the producer's memory; the mock's f32_8x8 holds small integers
+
+
+def own_address(fw, value):
+    """Where fw's array keeps its first element, by fw's own export of it; None where it has no
+    export, or its export has no single answer."""
+    if not (fw.exports and fw.dunder):
+        return None
+    try:
+        exported = fw.export(value)
+        try:
+            capsule = exported.__dlpack__(max_version=(1, 3))
+        except TypeError:
+            capsule = exported.__dlpack__()
+    except Exception:  # an array it cannot export (a read-only import, say): no answer
+        return None
+    return bridge.capsule_data(capsule) if is_capsule(capsule) else None
+
+
+def first_value(fw, value):
+    """The first element of fw's array, read through fw's own read-back."""
+    array = fw.to_np(value)
+    return float(array.reshape(-1)[0]) if array.size else None
+
+
+def memory(fw, producer_path, copy):
+    """B's from_dlpack(mock, copy=...): shared or copied, judged by memory (STRM-4)."""
+    def body():
+        mock = bridge.MockTensor(producer_path, ASK_TENSOR)
+        recorder = Recorder(mock)
+        keywords = {} if copy is None else {"copy": copy}
+        try:
+            result = fw.import_(recorder, **keywords)
+        except Exception as e:
+            if adapter_raised(e, (fw,)):
+                raise
+            error = error_words(e)
+            if keywords and error.startswith("TypeError") and not any(
+                    c["kind"] == "dlpack" for c in recorder.calls):
+                return ("skip", "", "", "", f"n/a: from_dlpack takes no copy= "
+                        f"({clean(error)[:120]})")
+            return ("pass", "", "", "", f"refused: {clean(error)[:120]} [calls: "
+                    f"{calls_text(recorder.calls)}]")
+        crossed = [c for c in recorder.calls if c.get("answer") == "capsule"]
+        if not crossed or crossed[-1].get("data") is None:
+            return ("skip", "", "", "", "n/a: no capsule of this major crossed")
+        source = crossed[-1]["data"]
+        producer_copied = bool(crossed[-1]["flags"] & IS_COPIED)
+        address = own_address(fw, result)
+        if address is not None:
+            shared, how = address == source, "by its data pointer"
+        elif not bridge.data_live(source):  # it let the producer's memory go: a copy
+            try:
+                first_value(fw, result)
+            except Unsupported as e:
+                return ("skip", "", "", "", f"n/a: its arrays cannot be read back ({e})")
+            shared, how = False, "the producer's memory released at import"
+        else:
+            try:
+                ctypes.c_float.from_address(source).value = SENTINEL
+                shared, how = first_value(fw, result) == SENTINEL, "by a write into it"
+            except Unsupported as e:
+                return ("skip", "", "", "", f"n/a: its arrays cannot be read back ({e})")
+        words = f"{'shared' if shared else 'copied'} ({how})"
+        if shared and bridge.data_live(source):  # and the other way round, where it writes
+            try:
+                fw.write(result)
+                words += (", its write reaches the producer" if
+                          ctypes.c_float.from_address(source).value == 42 else
+                          ", its write does not reach the producer")
+            except Exception:
+                pass
+        del result
+        words += f" [calls: {calls_text(recorder.calls)}]"
+        if copy is True and shared and not producer_copied:
+            return outcome(bridge.make_finding(
+                "copy-not-made", "STRM-4", f"expected {fw.label}'s from_dlpack(copy=True) to "
+                f"copy (the Array API's from_dlpack: \"If True, the function must always copy\") "
+                f"but found its array {words}"), "")
+        if copy is False and not shared:
+            return outcome(bridge.make_finding(
+                "copy-made", "STRM-4", f"expected {fw.label}'s from_dlpack(copy=False) to share "
+                f"the producer's memory (the Array API's from_dlpack: \"If False, the function "
+                f"must never copy\") but found its array {words}"), "")
+        if copy is None and not shared:
+            return outcome(bridge.make_finding(
+                "import-copied", "STRM-4", f"expected {fw.label}'s from_dlpack() to reuse the "
+                f"memory it was handed (copy=None \"must reuse the existing memory buffer if "
+                f"possible\") but found its array {words}"), "")
+        if copy is True and shared:
+            words = "the producer's copy (IS_COPIED) " + words
+        return ("pass", "", "", "", words)
+    return body
+
+
 def immutable_value(fw):
     """An immutable float32 array of fw holding 0, 1, 2, 3, or None when fw has none."""
     try:
@@ -276,6 +379,12 @@ def plan_consumer_calls(frameworks, producer_path_of, env):
                 shown = "refusing-producer" if refuse else producer
                 cases.append(Case(f"asks/{env}/{own}/{ask}", "asks", shown, f"{shown}@{header}",
                                   short, own, ask, asks(fw, path, caller, refuse), rule, (fw,)))
+        path = producer_path_of("versioned-producer", "v1.3")
+        if fw.imports and fw.asks and path is not None:
+            for name, copy in MEMORY_ASKS.items():
+                cases.append(Case(f"asks/{env}/{own}/{name}", "asks", "versioned-producer",
+                                  "versioned-producer@v1.3", short, own, name,
+                                  memory(fw, path, copy), "STRM-4", (fw,)))
         if fw.imports:
             for api in ([None] if fw.asks else []) + sorted(fw.capsule_imports):
                 for which in BAD_INPUTS:

@@ -25,11 +25,16 @@ Scenarios (case ids, each after SCENARIO/ENV/):
   pairs/A@V/B@W/T      A's export into B's import: values equal, the deleter runs once (LIFE-3),
       A's array released (LIFE-5). Misaligned NumPy views (8, 4, 2, 1-byte aligned) go to every
       consumer (LAY-9).
-  negotiation/F@V/ASK  what F.__dlpack__ answers for max_version None, 0.8, 1.0, 1.3, 2.0, for
-      copy=True/False, dl_device=(1, 0) and stream None, 1 and -1 (VER-4, STRM-1, STRM-3, STRM-4).
-  xapi/F@V/CHECK       XAPI-1 to XAPI-5 on __dlpack_c_exchange_api__, where F has it.
+  framework/F@V/dlconform-consumer@v1.3/narrow/T, .../unexpressible/T   F's narrow floats (DT-1,
+      DT-3), and arrays DLPack cannot express (a BufferError, or read right).
+  negotiation/F@V/ASK  what F.__dlpack__ answers for max_version None, 0.8, 1.0, 1.3, 2.0 and a
+      bare int, for copy=True/False (judged by memory too), dl_device=(1, 0) and stream None, 1
+      and -1 (VER-4, STRM-1, STRM-3, STRM-4); F's own exporters handed None.
+  xapi/F@V/CHECK       XAPI-1 to XAPI-5 on __dlpack_c_exchange_api__, where F has it. Both in
+      dlconform_negotiation.py.
   asks/F@V/ASK         how F's from_dlpack calls a recording producer (VER-5, STRM-1, STRM-3,
-      STRM-4); immutable/A@V/...: FLAG-1b on A's immutable arrays and a write through every
+      STRM-4), whether its import shares memory (memory/*), what it does with inputs that hold no
+      capsule (bad-input/*); immutable/A@V/...: FLAG-1b on A's immutable arrays and a write through every
       consumer's import of them (FLAG-1). Both in dlconform_asks.py.
 
 With --module NAME[=PROFILE] or --adapter FILE.py, the libraries named instead of the
@@ -52,11 +57,13 @@ import _dlconform as bridge
 from dlconform_adapter import DTYPES, PROFILE_NAMES, make_array
 from dlconform_asks import plan_consumer_calls
 from dlconform_devices import on_device, plan_device_cases
-from dlconform_imports import framework_imports, late_refusal, logical, used_capsule
+from dlconform_imports import (expected_of, framework_imports, late_refusal, logical,
+                               used_capsule)
+from dlconform_negotiation import (NEGOTIATION, STREAM_ASKS, ask_capsule, device_answer,
+                                   exporter_bad_input, negotiation, xapi)
 from dlconform_parties import environment_frameworks, libraries_under_test
-from dlconform_workers import (Case, HeldCapsule, adapter_raised, buffer_error_finding,
-                               capsule_finding, clean, device_finding, device_of, error_words,
-                               is_capsule, outcome, run_all, signature_finding)
+from dlconform_workers import (Case, HeldCapsule, adapter_raised, capsule_finding, clean,
+                               device_finding, outcome, released, run_all)
 
 
 # --- the tensors a framework makes ---------------------------------------------------------------
@@ -84,17 +91,6 @@ def constructions(fw):
             out.append((f"{PROFILE_NAMES[dtype]}_7", "DT-1",
                         lambda dtype=dtype: fw.from_np(base(dtype, (7,)))))
     return out
-
-
-def expected_of(fw, value):
-    """What fw says the tensor is: shape, dtype, the digest of its values in logical order."""
-    array = fw.to_np(value)
-    if not array.dtype.isnative:  # the values a consumer must read, in this machine's order
-        array = array.astype(array.dtype.newbyteorder("="))
-    contiguous = logical(fw.np, array)
-    return {"shape": tuple(int(e) for e in array.shape), "dtype": DTYPES.get(array.dtype.name),
-            "digest": bridge.digest(contiguous.tobytes()), "elements": int(contiguous.size),
-            "read_only": fw.writable(value) is False and fw.writable_concept}
 
 
 # --- case bodies (run in the worker) -------------------------------------------------------------
@@ -182,15 +178,6 @@ def narrow_float_codes(np, dtype):
     expected = {"shape": (8,), "dtype": dtype, "digest": bridge.digest(stored),
                 "elements": 8 if width >= 8 else len(stored), "read_only": False}
     return codes, expected
-
-
-def ask_capsule(exported):
-    """A capsule of `exported` as a DLPack 1.3 consumer asks for it, falling back to the old
-    signature on a TypeError (VER-5)."""
-    try:
-        return exported.__dlpack__(max_version=(1, 3))
-    except TypeError:
-        return exported.__dlpack__()
 
 
 EXPORT_LIFETIMES = {"exported-3-times": "LIFE-3", "source-deleted": "LIFE-6"}
@@ -414,19 +401,6 @@ def pair_refused(a, b, leaked, kinds, error, raised, asks, fault=None):
             f"{error}")
 
 
-def released(value, before):
-    """Whether `value` is back to `before` references. As for the deleter (below), a runtime that
-    releases an imported buffer on a thread of its own (JAX 0.12 does, for a copied transposed
-    view) gets half a second; a leak never comes back."""
-    deadline = time.monotonic() + 0.5
-    while sys.getrefcount(value) > before + 1:  # + 1: the argument of getrefcount in here
-        gc.collect()
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(0.01)
-    return True
-
-
 def deleter_calls_settled(handles):
     """The deleter calls of each interposed struct once the garbage is collected; forgets them."""
     calls = [bridge.deleter_calls(h) for h in handles]
@@ -444,153 +418,12 @@ def deleter_calls_settled(handles):
     return calls
 
 
-def refused_export(fw, method, kwargs, e):
-    """fw's __dlpack__(**kwargs), the bound `method`, raised e: a refusal the rules allow, or a
-    finding."""
-    if isinstance(e, TypeError):
-        if not kwargs:
-            return outcome(bridge.make_finding(
-                "producer-violation", "VER-4", f"expected a capsule for __dlpack__() but "
-                f"found TypeError: {e}"), "")
-        return outcome(signature_finding(fw.label, method, kwargs, e), "")
-    if isinstance(e, BufferError):
-        return outcome(buffer_error_finding(fw.label, kwargs, error_words(e), fw.device),
-                       f"BufferError: {clean(e)[:160]}")
-    if kwargs.get("dl_device") == (1, 0):
-        return outcome(bridge.make_finding(
-            "producer-violation", "STRM-3", f"expected an export for dl_device=(1, 0), the "
-            f"tensor's own device, but found {type(e).__name__}: {e}"), "")
-    return outcome(bridge.make_finding(
-        "refusal-not-buffer-error", "VER-4", f"{type(e).__name__} for {kwargs}: {e}"), "")
-
-
-def negotiation(fw, ask):
-    """What __dlpack__ answers; VER-4, STRM-1, STRM-3, STRM-4 judged by the bridge."""
-    def body():
-        value = fw.from_np(fw.np.ones((2, 2), "float32"))
-        kwargs = dict(ask)
-        before = sys.getrefcount(value)
-        stream_on_cpu = kwargs.get("stream") is not None
-        malformed_ask = not isinstance(kwargs.get("max_version", ()), tuple)
-        try:
-            capsule = value.__dlpack__(**kwargs)
-        except Exception as e:
-            if stream_on_cpu:  # any refusal: the texts name no exception for it
-                return ("pass", "", "", "", f"{type(e).__name__}: {clean(e)[:160]} (stream="
-                        f"{kwargs['stream']} for a CPU array refused)")
-            if malformed_ask:  # any refusal: "other errors" for "incorrect arguments passed"
-                return ("pass", "", "", "", f"{type(e).__name__}: {clean(e)[:160]} (max_version="
-                        f"{kwargs['max_version']!r} refused)")
-            return refused_export(fw, value.__dlpack__, kwargs, e)
-        malformed = capsule_finding(fw.label, capsule, kwargs)
-        if malformed is not None:
-            return outcome(malformed, "")
-        if malformed_ask:
-            return malformed_ask_answered(fw, value, capsule, kwargs["max_version"])
-        if stream_on_cpu:
-            del capsule
-            return outcome(bridge.make_finding(
-                "stream-accepted-on-cpu", "STRM-1", f"expected {fw.label}'s __dlpack__"
-                f"(stream={kwargs['stream']}) of a CPU array refused (the Array API's __dlpack__: "
-                f"\"On CPU and other device types without streams, only None is accepted\") but "
-                f"found a capsule"), "")
-        seen = bridge.negotiate(capsule, kwargs.get("max_version"), bool(kwargs.get("copy")))
-        if seen["finding"] is not None:
-            return outcome(seen["finding"], seen["answer"])
-        # The capsule is dropped unconsumed: its destructor must release the array (LIFE-2).
-        del capsule
-        if not released(value, before):
-            return outcome(bridge.make_finding(
-                "deleter-leaks", "LIFE-2", f"expected the capsule's destructor to release "
-                f"{fw.label}'s array when the capsule was dropped unconsumed but the array kept "
-                f"{sys.getrefcount(value) - before} more reference(s) ({seen['answer']})"), "")
-        return ("pass", "", "", "", f"{seen['answer']}; dropped unconsumed, the array released")
-    return body
-
-
-
-def malformed_ask_answered(fw, value, capsule, asked):
-    """fw exported for a max_version that is no 2-tuple: what it handed over is read as a DLPack
-    1.3 consumer would (a malformed struct is the producer's finding), and the export itself is
-    malformed-keyword-accepted (INFO: no text requires the refusal dpctl's test asserts)."""
-    expected = expected_of(fw, value)
-    seen = bridge.consume(HeldCapsule(capsule), max_version=(1, 3), expected=expected,
-                          producer=fw.label)
-    if seen.get("finding"):
-        return outcome(seen["finding"], "")
-    return outcome(bridge.make_finding(
-        "malformed-keyword-accepted", "VER-4", f"expected {fw.label}'s __dlpack__(max_version="
-        f"{asked!r}) to raise (the Array API's max_version is a 2-tuple (major, minor), and "
-        f"\"other errors are raised when export fails for other reasons (e.g., incorrect "
-        f"arguments passed ...)\"; dpctl's test asserts TypeError) but found a {seen['capsule']} "
-        f"capsule, read right"), "")
-
-
-def exporter_bad_input(fw, api):
-    """fw's own exporter `api` (to_dlpack) handed None, no array of its: it must raise (Paddle's
-    and TensorFlow's tests want TypeError; any exception passes), never crash or export."""
-    def body():
-        try:
-            answer = fw.legacy_exports[api](None)
-        except Exception as e:
-            if adapter_raised(e, (fw,)):
-                raise
-            return ("pass", "", "", "", f"refused: {clean(error_words(e))[:160]}")
-        shown = bridge.capsule_kind(answer) if is_capsule(answer) else type(answer).__name__
-        return outcome(bridge.make_finding(
-            "producer-violation", "VER-4", f"expected {fw.label}'s {api}(None) to raise but found "
-            f"it returned {shown}"), "")
-    return body
-
-
-def device_answer(fw):
-    """__dlpack_device__() of an array: two integers (DEV-1: a device type it names at all), the
-    device its arrays live on: (1, 0) for a CPU array (DEV-2: device_id 0 on the CPU)."""
-    def body():
-        value = fw.from_np(fw.np.ones((2, 2), "float32"))
-        answer = device_of(fw.label, value)
-        want = tuple(fw.device)
-        if answer != want:
-            where = "a CPU array" if want == (1, 0) else "an array on that device"
-            return outcome(bridge.make_finding(
-                "producer-violation", "DEV-2" if want == (1, 0) else "DEV-1",
-                f"expected __dlpack_device__() to answer {want} for {where} but found "
-                f"{answer!r}"), "")
-        return ("pass", "", "", "", f"{answer}")
-    return body
-
-
-def xapi(fw, check):
-    def body():
-        value = fw.from_np(fw.np.arange(6, dtype="float32").reshape(2, 3))
-        results = bridge.check_exchange_api(value)
-        mine = [r for r in results if r[0] == check]
-        failed = [r for r in mine if not r[1]]
-        if failed:
-            return outcome(bridge.make_finding("xapi-violation", check, failed[0][2]), "")
-        return ("pass", "", "", "", "; ".join(r[2] for r in mine))
-    return body
-
-
 # --- the plan -----------------------------------------------------------------------------------
 
 MOCK_PRODUCERS = [("legacy-producer", "v0.6"), ("legacy-producer", "v0.8"),
                   ("versioned-producer", "v1.0"), ("versioned-producer", "v1.3"),
                   ("future-major-producer", "v1.3")]
 VIEW_PRODUCERS = {("legacy-producer", "v0.6"), ("versioned-producer", "v1.3")}
-NEGOTIATION = [("max_version=none", ()), ("max_version=0.8", (("max_version", (0, 8)),)),
-               ("max_version=1.0", (("max_version", (1, 0)),)),
-               ("max_version=1.3", (("max_version", (1, 3)),)),
-               ("max_version=2.0", (("max_version", (2, 0)),)),
-               # Malformed: a bare int, no 2-tuple (dpctl's test_dlpack_max_version_validation).
-               ("max_version=bare-int", (("max_version", 1),)),
-               ("copy=True", (("max_version", (1, 3)), ("copy", True))),
-               ("copy=False", (("max_version", (1, 3)), ("copy", False))),
-               ("dl_device=cpu", (("max_version", (1, 3)), ("dl_device", (1, 0)))),
-               ("stream=None", (("stream", None),)),
-               # On the CPU only None is accepted (STRM-1): any other stream is refused.
-               ("stream=1", (("stream", 1),)), ("stream=-1", (("stream", -1),))]
-STREAM_ASKS = ("stream=1", "stream=-1")
 PAIR_TENSORS = ("f32_2x3", "f32_T", "f32_step", "f32_reversed", "f32_offset", "f32_broadcast",
                 "f32_read_only", "f32_scalar", "f32_zero_size", "i64_7", "bool_7")
 DEVICE_TENSORS = ("device_cuda", "device_opencl")

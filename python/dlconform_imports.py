@@ -23,6 +23,17 @@ def settle(mock):
         gc.collect()
 
 
+def expected_of(fw, value):
+    """What fw says the tensor is: shape, dtype, the digest of its values in logical order."""
+    array = fw.to_np(value)
+    if not array.dtype.isnative:  # the values a consumer must read, in this machine's order
+        array = array.astype(array.dtype.newbyteorder("="))
+    contiguous = logical(fw.np, array)
+    return {"shape": tuple(int(e) for e in array.shape), "dtype": DTYPES.get(array.dtype.name),
+            "digest": bridge.digest(contiguous.tobytes()), "elements": int(contiguous.size),
+            "read_only": fw.writable(value) is False and fw.writable_concept}
+
+
 def observed_layout(array, entry):
     """(ndim, shape, dtype) of an imported array as DLPack would say it. numpy has no lanes: a
     framework that maps a lanes dtype to a vector type shows it as one more, trailing axis."""

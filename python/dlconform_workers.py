@@ -5,12 +5,14 @@ the timeout is killed. An exception out of a case is blamed where it came from: 
 __dlpack__, __dlpack_device__ or from_dlpack (a finding on it: LibraryFault and the checks below),
 an adapter file's method, or the driver itself (plugin-error, its words say which)."""
 import enum
+import gc
 import inspect
 import operator
 import os
 import re
 import select
 import signal
+import sys
 import time
 import traceback
 
@@ -98,7 +100,7 @@ def run_case(case):
 
 # The driver's own files: an exception that leaves them for an adapter's file is the adapter's.
 DRIVER_FILES = ("dlconform_frameworks.py", "dlconform_workers.py", "dlconform_asks.py",
-                "dlconform_devices.py", "dlconform_imports.py")
+                "dlconform_devices.py", "dlconform_imports.py", "dlconform_negotiation.py")
 
 
 def adapter_codes(parties):
@@ -224,6 +226,19 @@ def capsule_finding(label, answer, asked):
     return bridge.make_finding(
         "not-a-capsule", "VER-4", f"expected {label}'s __dlpack__({shown}) to return a PyCapsule "
         f"but found {type(answer).__name__}")
+
+
+def released(value, before):
+    """Whether `value` is back to `before` references. As for the deleter (below), a runtime that
+    releases an imported buffer on a thread of its own (JAX 0.12 does, for a copied transposed
+    view) gets half a second; a leak never comes back."""
+    deadline = time.monotonic() + 0.5
+    while sys.getrefcount(value) > before + 1:  # + 1: the argument of getrefcount in here
+        gc.collect()
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.01)
+    return True
 
 
 def signature_text(method):

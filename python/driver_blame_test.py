@@ -234,7 +234,7 @@ def test_blame():
     got = verdict(drv.negotiation(fake(Good), 5), fake(Good))  # a broken plan: the driver's own
     check(got[:3] == ("fail", "plugin-error", "") and
           got[4].startswith("dlconform's driver failed: TypeError") and
-          "dlconform_frameworks.py" in got[4],
+          "dlconform_negotiation.py" in got[4],
           f"the driver's own failure says so, with its line: {got}")
 
 

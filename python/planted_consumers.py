@@ -14,12 +14,30 @@ that the correct one has no finding.
   takes-any-return       takes whatever __dlpack__ returns for a capsule: an int is read as the
                          address of its struct (a crash)
   asarray-fallback       makes an array of anything without __dlpack__, None included (INFO)
+
+The memory cases (asks/*/memory/*) need arrays over the producer's memory; these consumers take
+the struct themselves (rename, view, deleter when the last view dies):
+  viewing-consumer       shares what it is handed, copies for copy=True unless IS_COPIED crossed
+  ignores-copy           never passes copy on and never copies: copy=True shares
+  always-copies          copies every import, copy=False too
 """
 import ctypes
+import os
+import sys
+
+import numpy
 
 import _dlconform as bridge
 import dlconform_adapter as dlc
 from dlconform_workers import HeldCapsule, is_capsule
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "reproducers"))
+import dlconform_capsule as cap  # noqa: E402  (beside this file, in reproducers/)
+
+_set_name = cap._python_function("PyCapsule_SetName", ctypes.c_int, ctypes.py_object,
+                                 ctypes.c_char_p)
+USED = {b"dltensor": b"used_dltensor", b"dltensor_versioned": b"used_dltensor_versioned"}
+IS_COPIED = 1 << 1
 
 
 def checked(capsule):
@@ -135,3 +153,69 @@ class AsarrayFallback(Planted):
         if not hasattr(obj, "__dlpack__"):
             return self.np.asarray(obj)
         return super().import_(obj, copy, device)
+
+
+class _Owner:
+    """A taken struct: its deleter runs once, when the last view of its data dies (LIFE-3)."""
+    def __init__(self, struct):
+        self.struct = struct
+
+    def __del__(self):
+        if self.struct.deleter:
+            self.struct.deleter(ctypes.addressof(self.struct))
+
+
+class _View:
+    """The float32 elements of a taken compact tensor, for numpy.asarray: it keeps the owner."""
+    def __init__(self, address, shape, owner):
+        self.__array_interface__ = {"data": (address, False), "shape": shape, "typestr": "<f4",
+                                    "version": 3}
+        self.owner = owner
+
+
+def take(capsule):
+    """The planted library's import: the capsule renamed, a NumPy view over its float32 data and
+    whether the producer copied (IS_COPIED)."""
+    name, address = cap._managed(capsule)
+    versioned = name == b"dltensor_versioned"
+    struct = (cap.DLManagedTensorVersioned if versioned else cap.DLManagedTensor).from_address(
+        address)
+    _set_name(capsule, USED[name])  # taken: the deleter is ours to call
+    t = struct.dl_tensor
+    shape = tuple(t.shape[i] for i in range(t.ndim))
+    view = numpy.asarray(_View(t.data + t.byte_offset, shape, _Owner(struct)))
+    return view, versioned and bool(struct.flags & IS_COPIED)
+
+
+class ViewingConsumer(Planted):
+    planted = "viewing-consumer"
+
+    def import_(self, obj, copy=None, device=None):
+        view, producer_copied = take(checked(self.ask(obj, self.keywords(copy, device))))
+        return view.copy() if self.copies(copy, producer_copied) else view
+
+    def copies(self, copy, producer_copied):
+        return copy is True and not producer_copied
+
+    def to_np(self, value):
+        return value
+
+    def writable(self, value):
+        return True
+
+
+class IgnoresCopy(ViewingConsumer):
+    planted = "ignores-copy"
+
+    def keywords(self, copy, device):
+        return super().keywords(None, device)
+
+    def copies(self, copy, producer_copied):
+        return False
+
+
+class AlwaysCopies(ViewingConsumer):
+    planted = "always-copies"
+
+    def copies(self, copy, producer_copied):
+        return True

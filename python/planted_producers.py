@@ -20,6 +20,7 @@ correct one has no finding.
                        consumer reads them packed, two to a byte (DT-3)
   exports-none         has a to_dlpack() that never checks what it is handed: None gives a
                        capsule of an empty tensor
+  ignores-copy         hands out the array's own memory for copy=True too (with IS_COPIED)
 """
 import ctypes
 import mmap
@@ -43,7 +44,8 @@ def _dl_tensor(capsule):
 
 class Array:
     """A float32 array (or a narrow float one: its bit patterns in uint8 `values`) with its own
-    values and a planted __dlpack__."""
+    values and a planted __dlpack__. Its capsules share the values' memory unless asked for a
+    copy (or the values must be packed, or the planted bug wants its own page)."""
 
     def __init__(self, values, planted, dtype=(2, 32, 1)):
         self.values, self.planted, self.dtype = values, planted, dtype
@@ -75,12 +77,18 @@ class Array:
                               flags=cap.IS_COPIED if copy else 0,
                               guarded=self.planted == "caches-one-struct")
         tensor = _dl_tensor(capsule)
+        shares = self.dtype == (2, 32, 1) and (not copy or self.planted == "ignores-copy")
         if self.planted == "frees-with-source":
             if self.page is None:
                 self.page = mmap.mmap(-1, max(mmap.PAGESIZE, self.values.nbytes))
             tensor.data = ctypes.addressof(ctypes.c_char.from_buffer(self.page))
-        stored = self.stored()
-        ctypes.memmove(tensor.data, stored, len(stored))
+        elif shares and self.values.size:
+            tensor.data = self.values.ctypes.data
+            _, address = cap._managed(capsule)
+            cap._alive[address] += (self.values,)  # the values live until the deleter runs
+        if tensor.data != self.values.ctypes.data:
+            stored = self.stored()
+            ctypes.memmove(tensor.data, stored, len(stored))
         if self.planted == "caches-one-struct":
             self.cached = cap._managed(capsule)
         return capsule
@@ -185,3 +193,7 @@ def unchecked_to_dlpack(value):
 class ExportsNone(Planted):
     planted = "exports-none"
     legacy_exports = {"to_dlpack": staticmethod(unchecked_to_dlpack)}
+
+
+class IgnoresCopy(Planted):
+    planted = "ignores-copy"

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A producer's exports out of the usual order, an array DLPack cannot express, stream asks on
-the CPU, a malformed max_version and a narrow float's export are judged: each planted producer of planted_producers.py is caught with its class and
+the CPU, a malformed max_version, copy= by memory and a narrow float's export are judged: each planted producer of planted_producers.py is caught with its class and
 rule on the case it gets wrong, and on no other; the correct producer has no finding at all.
 
 Needs $DLCONFORM (the command) and $BRIDGE_PYTHON (the interpreter the bridge is built for)."""
@@ -14,8 +14,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # planted producer -> {case: "class RULE"}; every other case of CASES passes with no finding.
 EXPECTED = {
     "correct-producer": {},
-    "caches-one-struct": {"dlconform-consumer@v1.3/exported-3-times": "crash LIFE-3"},
-    "frees-with-source": {"dlconform-consumer@v1.3/source-deleted": "crash LIFE-6"},
+    # Both hand out one piece of memory for every export, so copy=True gets no copy either.
+    "caches-one-struct": {"dlconform-consumer@v1.3/exported-3-times": "crash LIFE-3",
+                          "copy=True": "producer-violation STRM-4"},
+    "frees-with-source": {"dlconform-consumer@v1.3/source-deleted": "crash LIFE-6",
+                          "copy=True": "producer-violation STRM-4"},
     "stream-on-cpu": {"stream=1": "stream-accepted-on-cpu STRM-1",
                       "stream=-1": "stream-accepted-on-cpu STRM-1"},
     "ignores-byte-order": {"dlconform-consumer@v1.3/unexpressible/big-endian":
@@ -24,10 +27,11 @@ EXPECTED = {
     "any-max-version": {"max_version=bare-int": "malformed-keyword-accepted VER-4"},
     "unpacked-float4": {"dlconform-consumer@v1.3/narrow/float4_e2m1fn": "producer-violation LAY-4"},
     "exports-none": {"to_dlpack/bad-input": "producer-violation VER-4"},
+    "ignores-copy": {"copy=True": "producer-violation STRM-4"},
 }
 CASES = ("dlconform-consumer@v1.3/f32_2x3", "dlconform-consumer@v1.3/exported-3-times",
          "dlconform-consumer@v1.3/source-deleted", "stream=None", "stream=1", "stream=-1",
-         "max_version=1.3", "max_version=bare-int", "copy=True",
+         "max_version=1.3", "max_version=bare-int", "copy=True", "copy=False",
          "dlconform-consumer@v1.3/unexpressible/big-endian",
          "dlconform-consumer@v1.3/narrow/float4_e2m1fn")
 

@@ -244,6 +244,15 @@ std::string calls_cell(const CaseResult& c) {
   return cell;
 }
 
+// Whether a consumer's import shares the producer's memory (asks/*/memory/*).
+std::string memory_cell(const CaseResult& c) {
+  if (c.verdict == Verdict::skip) return "n/a";
+  if (!c.finding_class.empty()) return finding_mark(c) + c.rule_id + " " + c.finding_class;
+  if (c.detail.rfind("refused", 0) == 0) return "refused";
+  if (c.detail.rfind("the producer's copy", 0) == 0) return "shares the producer's copy";
+  return c.detail.rfind("shared", 0) == 0 ? "shared" : "copied";
+}
+
 // What a write through a consumer's import of immutable data did.
 std::string write_through_cell(const CaseResult& c) {
   if (c.verdict == Verdict::skip) return "n/a";
@@ -442,10 +451,13 @@ std::string render_frameworks_markdown(const RunInfo& info,
     // How each consumer asks.
     const std::vector<std::string> asked = {
         "plain",      "after-type-error", "after-buffer-error",  "copy=True",
-        "copy=False", "device=cpu",       "bad-input/no-dlpack", "bad-input/not-a-capsule"};
+        "copy=False", "device=cpu",       "bad-input/no-dlpack", "bad-input/not-a-capsule",
+        "memory/default", "memory/copy=True", "memory/copy=False"};
     Grid calls;
     for (const CaseResult* c : mine) {
-      if (c->scenario == "asks") calls[c->consumer.header][c->tensor] = calls_cell(*c);
+      if (c->scenario != "asks") continue;
+      calls[c->consumer.header][c->tensor] =
+          c->tensor.rfind("memory/", 0) == 0 ? memory_cell(*c) : calls_cell(*c);
     }
     if (!calls.empty()) {
       o += "\n## How each consumer asks: the calls its `from_dlpack` makes on the producer\n\n"
@@ -460,7 +472,10 @@ std::string render_frameworks_markdown(const RunInfo& info,
            "CPU), STRM-3 and STRM-4 (dl_device and copy as asked; one not passed on is noted "
            "ⓘ). `bad-input/no-dlpack` hands `from_dlpack` None, `bad-input/not-a-capsule` an "
            "object whose `__dlpack__` returns an int: any exception passes, a crash fails, an "
-           "array returned is noted ⓘ. n/a: its from_dlpack takes no such keyword.\n\n";
+           "array returned is noted ⓘ. `memory/*`: whether its array shares the memory that "
+           "crossed (by its data pointer, else a write), with no keyword, copy=True (must copy "
+           "unless the producer did) and copy=False (must not). n/a: its from_dlpack takes no "
+           "such keyword.\n\n";
       grid_table(calls, asked, "consumer", "–", &o);
     }
 

@@ -130,10 +130,13 @@ def from_dlpack(x, /, *, device=None, copy=None):
     if device_type != 1 or device_id != 0:  # DEV-2: a CPU tensor is device 0 (NumPy takes any)
         raise BufferError(f"toyarray takes CPU tensors of device 0, not ({device_type}, {device_id})")
     if _BUG == "drop-deleter":
-        return Array(_take_without_deleting(x))
+        data = _take_without_deleting(x)
+        return Array(data.copy() if copy else data)
     if _BUG == "no-fallback":
         x = _Asked(x.__dlpack__(max_version=(1, 0)))  # an old producer's TypeError ends it here
     data = np.from_dlpack(x)
+    if copy:  # its own copy: the producer is asked for none
+        data = data.copy()
     if _BUG == "wrong-strides" and data.ndim > 0 and data.size > 0:
         # The planted bug: the element at logical index k is read from memory slot k, within the
         # memory the tensor spans (a broadcast spans fewer slots than it has elements).
@@ -142,7 +145,10 @@ def from_dlpack(x, /, *, device=None, copy=None):
         span = sum((e - 1) * abs(s) for e, s in zip(data.shape, data.strides)) + data.itemsize
         count = min(data.size, span // data.itemsize)
         buffer = (ctypes.c_char * (count * data.itemsize)).from_address(low)
-        data = np.resize(np.frombuffer(buffer, dtype=data.dtype), data.shape)
+        buffer.source = data  # the import's memory lives as long as a view of it
+        slots = np.frombuffer(buffer, dtype=data.dtype)
+        # A view where the slots cover every element (no copy made), repeated where they do not.
+        data = slots.reshape(data.shape) if count == data.size else np.resize(slots, data.shape)
     return Array(data)
 
 
@@ -196,8 +202,8 @@ def _take_without_deleting(x):
     span = sum((e - 1) * abs(s) for e, s in zip(shape, strides)) + itemsize
     raw = (ctypes.c_char * span).from_address(low)
     base = np.frombuffer(raw, dtype=np.uint8)
-    view = np.lib.stride_tricks.as_strided(base[start - low:].view(dtype), shape, strides)
-    return view.copy()  # and the deleter is never called: the planted bug
+    # A view: the deleter is never called (the planted bug), so the memory stays.
+    return np.lib.stride_tricks.as_strided(base[start - low:].view(dtype), shape, strides)
 
 
 class _Info:

@@ -1,0 +1,210 @@
+"""What a framework's own __dlpack__, __dlpack_device__ and exporters answer, for
+dlconform_frameworks.py (the cases negotiation/ENV/FW/ASK and xapi/ENV/FW/CHECK).
+
+  negotiation/ENV/A@V/ASK     A's __dlpack__(**ASK) of a CPU array, ASK one of NEGOTIATION:
+      a capsule of a version the caller supports or BufferError (VER-4); a stream other than None
+      refused on the CPU (STRM-1, INFO when taken); a malformed max_version refused (INFO when
+      taken); copy=True a copy and copy=False none, judged by the capsule's data pointer against
+      the array's own memory (STRM-4) and IS_COPIED (FLAG-2); the capsule dropped unconsumed
+      releases the array (LIFE-2).
+  negotiation/ENV/A@V/API/bad-input   A's own exporter handed None: it must raise.
+  negotiation/ENV/A@V/__dlpack_device__   two integers, (1, 0) for a CPU array (DEV-1, DEV-2).
+  xapi/ENV/A@V/CHECK          the C exchange API table on A's type (XAPI-1 to XAPI-5)."""
+import sys
+
+import _dlconform as bridge
+from dlconform_imports import expected_of
+from dlconform_workers import (HeldCapsule, adapter_raised, buffer_error_finding, capsule_finding,
+                               clean, device_of, error_words, is_capsule, outcome, released,
+                               signature_finding)
+
+NEGOTIATION = [("max_version=none", ()), ("max_version=0.8", (("max_version", (0, 8)),)),
+               ("max_version=1.0", (("max_version", (1, 0)),)),
+               ("max_version=1.3", (("max_version", (1, 3)),)),
+               ("max_version=2.0", (("max_version", (2, 0)),)),
+               # Malformed: a bare int, no 2-tuple (dpctl's test_dlpack_max_version_validation).
+               ("max_version=bare-int", (("max_version", 1),)),
+               ("copy=True", (("max_version", (1, 3)), ("copy", True))),
+               ("copy=False", (("max_version", (1, 3)), ("copy", False))),
+               ("dl_device=cpu", (("max_version", (1, 3)), ("dl_device", (1, 0)))),
+               ("stream=None", (("stream", None),)),
+               # On the CPU only None is accepted (STRM-1): any other stream is refused.
+               ("stream=1", (("stream", 1),)), ("stream=-1", (("stream", -1),))]
+STREAM_ASKS = ("stream=1", "stream=-1")
+
+
+def ask_capsule(exported):
+    """A capsule of `exported` as a DLPack 1.3 consumer asks for it, falling back to the old
+    signature on a TypeError (VER-5)."""
+    try:
+        return exported.__dlpack__(max_version=(1, 3))
+    except TypeError:
+        return exported.__dlpack__()
+
+
+def refused_export(fw, method, kwargs, e):
+    """fw's __dlpack__(**kwargs), the bound `method`, raised e: a refusal the rules allow, or a
+    finding."""
+    if isinstance(e, TypeError):
+        if not kwargs:
+            return outcome(bridge.make_finding(
+                "producer-violation", "VER-4", f"expected a capsule for __dlpack__() but "
+                f"found TypeError: {e}"), "")
+        return outcome(signature_finding(fw.label, method, kwargs, e), "")
+    if isinstance(e, BufferError):
+        return outcome(buffer_error_finding(fw.label, kwargs, error_words(e), fw.device),
+                       f"BufferError: {clean(e)[:160]}")
+    if kwargs.get("dl_device") == (1, 0):
+        return outcome(bridge.make_finding(
+            "producer-violation", "STRM-3", f"expected an export for dl_device=(1, 0), the "
+            f"tensor's own device, but found {type(e).__name__}: {e}"), "")
+    return outcome(bridge.make_finding(
+        "refusal-not-buffer-error", "VER-4", f"{type(e).__name__} for {kwargs}: {e}"), "")
+
+
+def negotiation(fw, ask):
+    """What __dlpack__ answers; VER-4, STRM-1, STRM-3, STRM-4 judged by the bridge."""
+    def body():
+        value = fw.from_np(fw.np.ones((2, 2), "float32"))
+        kwargs = dict(ask)
+        before = sys.getrefcount(value)
+        stream_on_cpu = kwargs.get("stream") is not None
+        malformed_ask = not isinstance(kwargs.get("max_version", ()), tuple)
+        try:
+            capsule = value.__dlpack__(**kwargs)
+        except Exception as e:
+            if stream_on_cpu:  # any refusal: the texts name no exception for it
+                return ("pass", "", "", "", f"{type(e).__name__}: {clean(e)[:160]} (stream="
+                        f"{kwargs['stream']} for a CPU array refused)")
+            if malformed_ask:  # any refusal: "other errors" for "incorrect arguments passed"
+                return ("pass", "", "", "", f"{type(e).__name__}: {clean(e)[:160]} (max_version="
+                        f"{kwargs['max_version']!r} refused)")
+            return refused_export(fw, value.__dlpack__, kwargs, e)
+        malformed = capsule_finding(fw.label, capsule, kwargs)
+        if malformed is not None:
+            return outcome(malformed, "")
+        if malformed_ask:
+            return malformed_ask_answered(fw, value, capsule, kwargs["max_version"])
+        if kwargs.get("copy") is not None:
+            copied = copy_by_address(fw, value, capsule, kwargs["copy"])
+            if copied is not None:
+                return outcome(copied, "")
+        if stream_on_cpu:
+            del capsule
+            return outcome(bridge.make_finding(
+                "stream-accepted-on-cpu", "STRM-1", f"expected {fw.label}'s __dlpack__"
+                f"(stream={kwargs['stream']}) of a CPU array refused (the Array API's __dlpack__: "
+                f"\"On CPU and other device types without streams, only None is accepted\") but "
+                f"found a capsule"), "")
+        seen = bridge.negotiate(capsule, kwargs.get("max_version"), bool(kwargs.get("copy")))
+        if seen["finding"] is not None:
+            return outcome(seen["finding"], seen["answer"])
+        # The capsule is dropped unconsumed: its destructor must release the array (LIFE-2).
+        del capsule
+        if not released(value, before):
+            return outcome(bridge.make_finding(
+                "deleter-leaks", "LIFE-2", f"expected the capsule's destructor to release "
+                f"{fw.label}'s array when the capsule was dropped unconsumed but the array kept "
+                f"{sys.getrefcount(value) - before} more reference(s) ({seen['answer']})"), "")
+        return ("pass", "", "", "", f"{seen['answer']}; dropped unconsumed, the array released")
+    return body
+
+
+
+def export_address(value):
+    """The first element's address in a capsule of value, asked as a DLPack 1.3 consumer asks;
+    None where it gives none."""
+    try:
+        capsule = ask_capsule(value)
+    except Exception:
+        return None
+    return bridge.capsule_data(capsule) if is_capsule(capsule) else None
+
+
+def copy_by_address(fw, value, capsule, copy):
+    """STRM-4 judged by memory: __dlpack__(copy=True) hands over other memory than the array's
+    own, copy=False the array's own. Its own is what two plain exports agree on; a producer whose
+    exports each copy has none to compare with (None: not judged here)."""
+    own = {export_address(value), export_address(value)}
+    crossed = bridge.capsule_data(capsule)
+    if len(own) != 1 or None in own or crossed is None:
+        return None
+    same = crossed == own.pop()
+    if copy and same:
+        return bridge.make_finding(
+            "producer-violation", "STRM-4", f"expected {fw.label}'s __dlpack__(copy=True) to hand "
+            f"over a copy (the Array API: \"If True, the function must always copy\") but its "
+            f"capsule points at the array's own memory")
+    if not copy and not same:
+        return bridge.make_finding(
+            "producer-violation", "STRM-4", f"expected {fw.label}'s __dlpack__(copy=False) to hand "
+            f"over the array's own memory (\"If False, the function must never copy\") but its "
+            f"capsule points elsewhere, where two plain exports agree on the array's memory")
+    return None
+
+
+def malformed_ask_answered(fw, value, capsule, asked):
+    """fw exported for a max_version that is no 2-tuple: what it handed over is read as a DLPack
+    1.3 consumer would (a malformed struct is the producer's finding), and the export itself is
+    malformed-keyword-accepted (INFO: no text requires the refusal dpctl's test asserts)."""
+    expected = expected_of(fw, value)
+    seen = bridge.consume(HeldCapsule(capsule), max_version=(1, 3), expected=expected,
+                          producer=fw.label)
+    if seen.get("finding"):
+        return outcome(seen["finding"], "")
+    return outcome(bridge.make_finding(
+        "malformed-keyword-accepted", "VER-4", f"expected {fw.label}'s __dlpack__(max_version="
+        f"{asked!r}) to raise (the Array API's max_version is a 2-tuple (major, minor), and "
+        f"\"other errors are raised when export fails for other reasons (e.g., incorrect "
+        f"arguments passed ...)\"; dpctl's test asserts TypeError) but found a {seen['capsule']} "
+        f"capsule, read right"), "")
+
+
+def exporter_bad_input(fw, api):
+    """fw's own exporter `api` (to_dlpack) handed None, no array of its: it must raise (Paddle's
+    and TensorFlow's tests want TypeError; any exception passes), never crash or export."""
+    def body():
+        try:
+            answer = fw.legacy_exports[api](None)
+        except Exception as e:
+            if adapter_raised(e, (fw,)):
+                raise
+            return ("pass", "", "", "", f"refused: {clean(error_words(e))[:160]}")
+        shown = bridge.capsule_kind(answer) if is_capsule(answer) else type(answer).__name__
+        return outcome(bridge.make_finding(
+            "producer-violation", "VER-4", f"expected {fw.label}'s {api}(None) to raise but found "
+            f"it returned {shown}"), "")
+    return body
+
+
+def device_answer(fw):
+    """__dlpack_device__() of an array: two integers (DEV-1: a device type it names at all), the
+    device its arrays live on: (1, 0) for a CPU array (DEV-2: device_id 0 on the CPU)."""
+    def body():
+        value = fw.from_np(fw.np.ones((2, 2), "float32"))
+        answer = device_of(fw.label, value)
+        want = tuple(fw.device)
+        if answer != want:
+            where = "a CPU array" if want == (1, 0) else "an array on that device"
+            return outcome(bridge.make_finding(
+                "producer-violation", "DEV-2" if want == (1, 0) else "DEV-1",
+                f"expected __dlpack_device__() to answer {want} for {where} but found "
+                f"{answer!r}"), "")
+        return ("pass", "", "", "", f"{answer}")
+    return body
+
+
+def xapi(fw, check):
+    def body():
+        value = fw.from_np(fw.np.arange(6, dtype="float32").reshape(2, 3))
+        results = bridge.check_exchange_api(value)
+        mine = [r for r in results if r[0] == check]
+        failed = [r for r in mine if not r[1]]
+        if failed:
+            return outcome(bridge.make_finding("xapi-violation", check, failed[0][2]), "")
+        return ("pass", "", "", "", "; ".join(r[2] for r in mine))
+    return body
+
+
+if __name__ == "__main__":
+    sys.exit("dlconform_negotiation.py is a part of dlconform_frameworks.py")
