@@ -9,6 +9,10 @@ calls the deleter once (LIFE-3) before it returns.
   IgnoresByteOffset      reads from data, forgetting byte_offset (LAY-4): wrong data
   DeletesTwice           calls the deleter a second time (LIFE-3)
   RefusesAtOnce          refuses every tensor unread: the do-nothing baseline of tools/fuzz-bench
+  HidesItsCrashes        reads a NULL shape (LAY-6), and sets a SIGSEGV handler of its own when it
+                         starts that exits 0, as a library's backtrace printer exits on its own:
+                         the plugin puts the harness's handler back, so the crash is still named
+                         and the run still fails
 """
 import ctypes
 
@@ -129,3 +133,22 @@ class RefusesAtOnce(CopyingImporter):
 
     def import_(self, obj, **keywords):
         raise BufferError("refused unread")
+
+
+_hidden = []  # HidesItsCrashes's handler, kept alive for the life of the process
+
+
+class HidesItsCrashes(CopyingImporter):
+    def __init__(self):
+        super().__init__()
+        libc = ctypes.CDLL(None)
+        handler = ctypes.CFUNCTYPE(None, ctypes.c_int)(lambda signal: libc._exit(0))
+        _hidden.append(handler)
+        libc.signal.restype = ctypes.c_void_p
+        libc.signal.argtypes = [ctypes.c_int, ctypes.c_void_p]
+        libc.signal(11, ctypes.cast(handler, ctypes.c_void_p))  # SIGSEGV
+
+    def copy_out(self, t):
+        if t.ndim > 0 and not t.shape:
+            ctypes.c_int64.from_address(0).value  # the planted read: the first extent, via NULL
+        return super().copy_out(t)

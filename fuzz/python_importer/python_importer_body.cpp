@@ -17,8 +17,11 @@
 // release() drops the library's result: the library calls the deleter then (LIFE-3).
 #include <Python.h>
 
+#include <signal.h>
+
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -119,7 +122,28 @@ bool read_profile(PyObject* t) {
 }
 
 // With the GIL: imports the Python half and starts the library's importer.
+// A library's own crash handlers are not under test, and take a crash from the harness before it
+// names it: TVM-FFI's prints a backtrace on SIGSEGV and exits, so no crash file is written. The
+// handlers a library sets while it imports are put back as they were.
+constexpr int kCrashSignals[] = {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL};
+
+class CrashHandlersKept {
+ public:
+  CrashHandlersKept() {
+    for (size_t i = 0; i < std::size(kCrashSignals); ++i) sigaction(kCrashSignals[i], nullptr, &saved_[i]);
+  }
+  ~CrashHandlersKept() {
+    for (size_t i = 0; i < std::size(kCrashSignals); ++i) sigaction(kCrashSignals[i], &saved_[i], nullptr);
+  }
+  CrashHandlersKept(const CrashHandlersKept&) = delete;
+  CrashHandlersKept& operator=(const CrashHandlersKept&) = delete;
+
+ private:
+  struct sigaction saved_[std::size(kCrashSignals)] {};
+};
+
 bool start_importer(const char* sources) {
+  const CrashHandlersKept kept;  // over the library's import and its first calls (the probes)
   if (!set_sys_path(sources, false)) return false;
   PyObject* module = PyImport_ImportModule("dlconform_fuzz_importer");
   if (module == nullptr) {
