@@ -115,6 +115,9 @@ PROFILE_NAMES = {"int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64", "
                  "float32": "f32", "float64": "f64", "bfloat16": "bf16", "complex64": "c64",
                  "complex128": "c128", "bool": "bool"}
 COMMON = ["int8", "int16", "int32", "int64", "uint8", "float16", "float32", "float64", "bool"]
+# What the probe tries for each dtype, in order: a library that makes none of these is judged as
+# a consumer only.
+PROBE_SHAPES = ((2,), (2, 2), (3, 3), (4, 4), (2, 3))
 # The narrow floats of DLPack 1.1 (DT-1), by their ml_dtypes names: float8, float6, float4.
 NARROW_FLOATS = {"float8_e3m4": (7, 8, 1), "float8_e4m3": (8, 8, 1),
                  "float8_e4m3b11fnuz": (9, 8, 1), "float8_e4m3fn": (10, 8, 1),
@@ -170,18 +173,27 @@ class Framework:
         self.started = True
 
     def probe(self):
-        """What this version really does: the dtypes it makes (older releases make fewer), and
-        whether its array type has the C exchange API. Runs in a forked child."""
+        """What this version really does: the dtypes it makes (older releases make fewer), an
+        array it makes (`sample`: float32 of 2 elements, else the first of PROBE_SHAPES it makes,
+        for a library with a narrow surface: fixed-size matrices, one dtype), and whether its
+        array type has the C exchange API. Runs in a forked child."""
         self.start()
-        kept = []
+        kept, sample = [], None
         for dtype in self.dtypes:
-            try:
-                self.from_np(make_array(self.np, dtype, (2,)))
+            for shape in PROBE_SHAPES:  # most make the first: one call per dtype
+                try:
+                    self.from_np(make_array(self.np, dtype, shape))
+                except Exception:
+                    continue
                 kept.append(dtype)
-            except Exception:
-                pass
-        probe = self.from_np(self.np.ones((2,), "float32"))
-        return {"dtypes": kept, "has_xapi": hasattr(type(probe), "__dlpack_c_exchange_api__")}
+                if sample is None or (dtype, shape) == ("float32", (2,)):
+                    sample = (dtype, shape)
+                break
+        value = self.from_np(make_array(self.np, *sample)) if sample else None
+        return {"dtypes": kept, "sample": sample,
+                "has_xapi": hasattr(type(value), "__dlpack_c_exchange_api__")}
+
+    sample = ("float32", (2,))  # the probe's: an array this library makes
 
     @property
     def version(self):
@@ -477,7 +489,7 @@ class ModuleAdapter(Framework):
 
     def probe(self):
         facts = super().probe()
-        value = self.from_np(self.np.ones((2,), "float32"))
+        value = self.from_np(make_array(self.np, *facts["sample"])) if facts["sample"] else None
         facts["dunder"] = callable(getattr(value, "__dlpack__", None))
         return facts
 
@@ -489,9 +501,13 @@ class ModuleAdapter(Framework):
 
     def from_np(self, array):
         xp = self.module
-        if callable(getattr(xp, "asarray", None)):
-            return xp.asarray(array)
-        return xp.from_dlpack(array.copy())
+        try:
+            if callable(getattr(xp, "asarray", None)):
+                return xp.asarray(array)
+            return xp.from_dlpack(array.copy())
+        except Exception as e:  # what it does not make is left out, with why (a narrow surface)
+            raise Unsupported(f"{self.name} makes no {array.dtype} array of shape "
+                              f"{tuple(array.shape)}: {type(e).__name__}: {str(e)[:120]}") from e
 
     def view(self, value, kind):
         xp = self.module

@@ -90,6 +90,10 @@ def constructions(fw):
         if dtype != "float32":
             out.append((f"{PROFILE_NAMES[dtype]}_7", "DT-1",
                         lambda dtype=dtype: fw.from_np(base(dtype, (7,)))))
+    if fw.sample != ("float32", (2,)):  # a narrow surface: the array its probe found it makes
+        dtype, shape = fw.sample
+        out.append((f"sample_{PROFILE_NAMES[dtype]}_{'x'.join(map(str, shape))}", "LAY-1",
+                    lambda: fw.from_np(base(dtype, shape))))
     return out
 
 
@@ -586,7 +590,8 @@ def plan(frameworks, producers_dir, env):
             if on_device(a):  # from a device: dlconform_devices.py
                 continue
             for tensor, (rule, build) in made.items():
-                if tensor not in PAIR_TENSORS and rule != "LAY-9":
+                if tensor not in PAIR_TENSORS and rule != "LAY-9" and \
+                        not tensor.startswith("sample_"):
                     continue
                 cases.append(Case(f"pairs/{env}/{a.label}/{b.label}/{tensor}", "pairs",
                                   a.name.split(".")[0], a.label, b.name.split(".")[0], b.label,

@@ -13,6 +13,7 @@ dlconform_frameworks.py (the cases negotiation/ENV/FW/ASK and xapi/ENV/FW/CHECK)
 import sys
 
 import _dlconform as bridge
+from dlconform_adapter import make_array
 from dlconform_imports import expected_of
 from dlconform_workers import (HeldCapsule, adapter_raised, buffer_error_finding, capsule_finding,
                                clean, device_of, error_words, is_capsule, outcome, released,
@@ -31,6 +32,17 @@ NEGOTIATION = [("max_version=none", ()), ("max_version=0.8", (("max_version", (0
                # On the CPU only None is accepted (STRM-1): any other stream is refused.
                ("stream=1", (("stream", 1),)), ("stream=-1", (("stream", -1),))]
 STREAM_ASKS = ("stream=1", "stream=-1")
+
+
+def plain_array(fw, shape, values=None):
+    """A float32 array of fw of `shape` (of `values`, else ones) for the protocol's own cases; a
+    library that makes none (a narrow surface) gives the sample its probe found instead."""
+    try:
+        return fw.from_np(fw.np.ones(shape, "float32") if values is None else values)
+    except Exception:
+        if fw.sample == ("float32", (2,)):  # it makes float32 arrays: the failure is real
+            raise
+    return fw.from_np(make_array(fw.np, *fw.sample))
 
 
 def ask_capsule(exported):
@@ -65,7 +77,7 @@ def refused_export(fw, method, kwargs, e):
 def negotiation(fw, ask):
     """What __dlpack__ answers; VER-4, STRM-1, STRM-3, STRM-4 judged by the bridge."""
     def body():
-        value = fw.from_np(fw.np.ones((2, 2), "float32"))
+        value = plain_array(fw, (2, 2))
         kwargs = dict(ask)
         before = sys.getrefcount(value)
         stream_on_cpu = kwargs.get("stream") is not None
@@ -181,7 +193,7 @@ def device_answer(fw):
     """__dlpack_device__() of an array: two integers (DEV-1: a device type it names at all), the
     device its arrays live on: (1, 0) for a CPU array (DEV-2: device_id 0 on the CPU)."""
     def body():
-        value = fw.from_np(fw.np.ones((2, 2), "float32"))
+        value = plain_array(fw, (2, 2))
         answer = device_of(fw.label, value)
         want = tuple(fw.device)
         if answer != want:
@@ -196,7 +208,7 @@ def device_answer(fw):
 
 def xapi(fw, check):
     def body():
-        value = fw.from_np(fw.np.arange(6, dtype="float32").reshape(2, 3))
+        value = plain_array(fw, (2, 3), fw.np.arange(6, dtype="float32").reshape(2, 3))
         results = bridge.check_exchange_api(value)
         mine = [r for r in results if r[0] == check]
         failed = [r for r in mine if not r[1]]

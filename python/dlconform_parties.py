@@ -8,7 +8,8 @@ import signal
 import sys
 import time
 
-from dlconform_adapter import ModuleAdapter, ORDER_FILES, builtin_adapter, load_adapters
+from dlconform_adapter import (PROBE_SHAPES, ModuleAdapter, ORDER_FILES, builtin_adapter,
+                               load_adapters)
 from dlconform_workers import clean
 
 
@@ -107,6 +108,28 @@ def import_in_child(name):
     return None
 
 
+def take_probe(fw, facts, records):
+    """What the probe found fw makes, and a note where it is narrow: a library that makes only
+    some arrays is judged on those, one that makes none as a consumer only. False when fw is
+    left with nothing to judge."""
+    fw.dtypes, fw.has_xapi = facts["dtypes"], facts["has_xapi"]
+    shapes = ", ".join(map(str, PROBE_SHAPES))
+    facts.setdefault("sample", fw.sample)  # an adapter's own probe may not say: its default
+    if facts["sample"] is None:
+        fw.exports = False
+        if fw.imports:
+            print(f"note\t{fw.label} makes no array dlconform asks for (any dtype it names, of "
+                  f"shape {shapes}): judged as a consumer only", file=records)
+        return fw.imports
+    fw.sample = facts["sample"]
+    if fw.sample != ("float32", (2,)):
+        dtype, shape = fw.sample
+        print(f"note\t{fw.label} makes no float32 array of 2 elements: judged on what it makes "
+              f"({', '.join(fw.dtypes)}; first {dtype} of shape {shape}), the rest left out as "
+              f"n/a", file=records)
+    return True
+
+
 def libraries_under_test(args, records):
     """The modules named on the command line and the adapters of the files given, each probed;
     NumPy joins as a pair partner. A module that cannot be judged at all is fatal."""
@@ -138,12 +161,14 @@ def libraries_under_test(args, records):
     for fw in made:
         facts = probe_in_child(fw, args.timeout)
         if "error" in facts:
-            fatal(records, f"{fw.label} cannot make a float32 array of 2 elements: "
-                           f"{facts['error']}")
-        fw.dtypes, fw.has_xapi = facts["dtypes"], facts["has_xapi"]
+            fatal(records, f"{fw.label} cannot be probed: {facts['error']}")
         if "dunder" in facts:
             fw.dunder = facts["dunder"]
             fw.exports = fw.dunder or bool(fw.legacy_exports)
+        if not take_probe(fw, facts, records):
+            fatal(records, f"{fw.label} makes no array dlconform asks for (any dtype it names, of "
+                           f"shape {', '.join(map(str, PROBE_SHAPES))}) and has no from_dlpack: "
+                           f"nothing to judge")
         if not fw.imports:
             print(f"note\t{fw.label} has no from_dlpack: judged as a producer only", file=records)
         if not fw.exports:
@@ -178,8 +203,8 @@ def environment_frameworks(args, records):
             print(f"note\t{fw.label} is installed in environment {args.env} but cannot make a "
                   f"tensor on this machine: {facts['error']}", file=records)
             continue
-        fw.dtypes, fw.has_xapi = facts["dtypes"], facts["has_xapi"]
-        usable.append(fw)
+        if take_probe(fw, facts, records):
+            usable.append(fw)
     # An environment that exists for some of its frameworks (oneapi: dpnp, beside the frameworks
     # environment's libraries) judges those in every role and the others as their pair partners
     # only: their own rows are the frameworks environment's.

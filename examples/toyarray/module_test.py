@@ -131,6 +131,15 @@ def main():
                 "    def __dlpack__(s, stream=None): return s.c\n"
                 "    def __dlpack_device__(s): return (1, 0)\n"
                 "def from_dlpack(x): return numpy.from_dlpack(_Held(x.__dlpack__(stream=None)))\n")
+    with open(os.path.join(fakes, "narrow_matrices.py"), "w") as f:  # 3x3 float64 only
+        f.write("import numpy\nfloat64 = numpy.float64\n"
+                "def asarray(obj, dtype=None):\n"
+                "    a = numpy.array(obj, dtype=dtype)\n"
+                "    if a.dtype != numpy.float64 or a.shape != (3, 3):\n"
+                "        raise TypeError('narrow_matrices makes 3x3 float64 matrices only')\n"
+                "    return a\n")
+    with open(os.path.join(fakes, "makes_nothing.py"), "w") as f:  # no array, no from_dlpack
+        f.write("def asarray(obj, dtype=None):\n    raise TypeError('makes nothing')\n")
     profile = os.path.join(work, "bad.profile")
     with open(profile, "w") as f:
         f.write("dtypes = f32\nfeatures = zero-dim teleport\n")
@@ -145,7 +154,9 @@ def main():
              "expected CPython 3.9 or later but found"),
             (["--module", "toyarray", "--python", "/no/such/python"], None,
              "expected CPython 3.9 or later but found"),
-            (["--module", "not a name"], None, "expected --module NAME[=PROFILE]")):
+            (["--module", "not a name"], None, "expected --module NAME[=PROFILE]"),
+            (["--module", "makes_nothing"], fake_env,
+             "makes no array dlconform asks for (any dtype it names, of shape (2,),")):
         full = args if "--python" in args else args + ["--python", python]
         code, out = run(full, env=env)
         lines = [line for line in out.splitlines() if line.strip() and "usage:" not in line
@@ -163,6 +174,18 @@ def main():
           not any(c["id"].startswith("framework/module/imports_only") for c in
                   unexpected(report)[0]),
           f"arrays without __dlpack__ are judged as a consumer only: {out.strip()[-300:]}")
+    # A narrow surface (3x3 float64 matrices only): judged on what it makes, the rest n/a.
+    code, out = run(["--module", "narrow_matrices", "--python", python, "--json", report],
+                    env=fake_env)
+    with open(report, encoding="utf-8") as f:
+        cases = {c["id"]: c for c in json.load(f)["cases"]}
+    sample = cases.get("framework/module/narrow_matrices@?/dlconform-consumer@v1.3/sample_f64_3x3")
+    check(code == 0 and sample is not None and sample["verdict"] == "pass" and
+          "makes no float32 array of 2 elements: judged on what it makes (float64; first "
+          "float64 of shape (3, 3))" in notes(report) and
+          not any(c["finding_class"] == "plugin-error" for c in cases.values()),
+          f"a narrow surface is judged on what it makes: exit {code}, sample "
+          f"{sample['verdict'] if sample else 'missing'}, {out.strip()[-300:]}")
     # The pairs: a consumer that passes stream=None fails on an exporter without stream, and the
     # finding is the exporter's signature (VER-4); with stream, the same pairs pass.
     pairs = ["--module", "toyarray", "--module", "stream_consumer", "--python", python,
