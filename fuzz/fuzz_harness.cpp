@@ -654,6 +654,10 @@ Outcome run_consumer(const dlc::LoadedPlugin& consumer, Built& built) {
   request.has_max_version = consumer.table->has_max_version;
   request.max_version = consumer.table->max_version;
   request.copy = -1;
+  if (g_input != nullptr) {  // what was made, as the matrix's request says it (dtype, ndim)
+    request.tensor.dtype = g_input->dtype;
+    request.tensor.ndim = g_input->ndim;
+  }
   {
     dlc::ScopedPhase phase("consume()", who, dlc::Party::consumer);
     out.rc = consumer.table->consume(consumer.state, &built.handoff, &request, &out.obs, out.error,

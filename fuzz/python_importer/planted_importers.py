@@ -9,6 +9,8 @@ calls the deleter once (LIFE-3) before it returns.
   IgnoresByteOffset      reads from data, forgetting byte_offset (LAY-4): wrong data
   DeletesTwice           calls the deleter a second time (LIFE-3)
   RefusesAtOnce          refuses every tensor unread: the do-nothing baseline of tools/fuzz-bench
+  VectorsAsAxis          correct too: shows a dtype of lanes > 1 as one more, trailing axis of its
+                         scalar type (as Warp means to), which the harness reads as the vector
   HidesItsCrashes        reads a NULL shape (LAY-6), and sets a SIGSEGV handler of its own when it
                          starts that exits 0, as a library's backtrace printer exits on its own:
                          the plugin puts the harness's handler back, so the crash is still named
@@ -133,6 +135,21 @@ class RefusesAtOnce(CopyingImporter):
 
     def import_(self, obj, **keywords):
         raise BufferError("refused unread")
+
+
+class VectorsAsAxis(CopyingImporter):
+    def copy_out(self, t):
+        if t.lanes <= 1 or not 0 <= t.ndim < 32 or (t.ndim > 0 and not t.shape):
+            return super().copy_out(t)
+        axis = DLTensor.from_buffer_copy(t)  # the same tensor, its lanes one more axis
+        shape = (ctypes.c_int64 * (t.ndim + 1))(*[t.shape[i] for i in range(t.ndim)], t.lanes)
+        axis.shape = ctypes.cast(shape, ctypes.POINTER(ctypes.c_int64))
+        if t.strides:
+            strides = (ctypes.c_int64 * (t.ndim + 1))(
+                *[t.strides[i] * t.lanes for i in range(t.ndim)], 1)
+            axis.strides = ctypes.cast(strides, ctypes.POINTER(ctypes.c_int64))
+        axis.ndim, axis.lanes = t.ndim + 1, 1
+        return super().copy_out(axis)
 
 
 _hidden = []  # HidesItsCrashes's handler, kept alive for the life of the process

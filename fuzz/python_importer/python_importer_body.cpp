@@ -195,8 +195,8 @@ int create(const DLCHost*, void** state, char* err, size_t err_len) noexcept {
   return DLC_OK;
 }
 
-// Fills obs from take()'s (code, bits, lanes, shape, on_host, bytes).
-bool observe(PyObject* t, DLCObservation* obs, std::string* why) {
+// Fills obs from take()'s (code, bits, lanes, shape, on_host, bytes), for the tensor `spec`.
+bool observe(PyObject* t, const DLCTensorSpec& spec, DLCObservation* obs, std::string* why) {
   if (t == nullptr || !PyTuple_Check(t) || PyTuple_Size(t) != 6) {
     *why = "expected a 6-tuple from Importer.take but found another value";
     return false;
@@ -221,6 +221,15 @@ bool observe(PyObject* t, DLCObservation* obs, std::string* why) {
     if (i < DLC_MAX_NDIM) obs->shape[i] = e;
     elements *= static_cast<uint64_t>(e);
   }
+  // A library that shows a vector dtype (lanes > 1) as one more, trailing axis of its scalar
+  // type (Warp does) holds the same bytes: it imported the vector dtype, as the matrix reads it.
+  if (spec.dtype.lanes > 1 && lanes == 1 && code == spec.dtype.code && bits == spec.dtype.bits &&
+      obs->ndim == spec.ndim + 1 && obs->ndim <= DLC_MAX_NDIM &&
+      obs->shape[obs->ndim - 1] == spec.dtype.lanes) {
+    obs->ndim -= 1;
+    obs->dtype.lanes = spec.dtype.lanes;
+    elements /= spec.dtype.lanes;
+  }
   obs->has_strides = 0;  // the result is read in logical order; its strides are its own
   if (PyTuple_GetItem(t, 4) != Py_True) {
     obs->data_not_read = 1;  // device memory: never read on the host
@@ -238,7 +247,7 @@ bool observe(PyObject* t, DLCObservation* obs, std::string* why) {
   return true;
 }
 
-int consume(void*, DLCHandoff* handoff, const DLCRequest*, DLCObservation* obs, char* err,
+int consume(void*, DLCHandoff* handoff, const DLCRequest* request, DLCObservation* obs, char* err,
             size_t err_len) noexcept {
   if (dlc_adapter::null_handoff(handoff, obs, err, err_len)) return DLC_ERR_BUFFER;
   if (g_take == nullptr) {
@@ -284,7 +293,10 @@ int consume(void*, DLCHandoff* handoff, const DLCRequest*, DLCObservation* obs, 
       message = fetch_python_error();
       rc = DLC_ERR_BUFFER;
     } else {
-      if (!observe(result, obs, &message)) rc = DLC_ERR_INTERNAL;
+      const DLCTensorSpec no_spec{};  // no request: nothing to fold a lanes axis against
+      if (!observe(result, request != nullptr ? request->tensor : no_spec, obs, &message)) {
+        rc = DLC_ERR_INTERNAL;
+      }
       Py_DECREF(result);
     }
   }

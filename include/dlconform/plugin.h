@@ -389,7 +389,9 @@ typedef int (*DLCProduceFn)(void* state, const DLCRequest* request, DLCHandoff* 
  * Ownership passes to the consumer when this is called, whatever it returns: it renames the
  * handoff (LIFE-1) and calls the deleter exactly once, here or in `release`, also on rejection
  * (LIFE-3). `requested` is the request the harness made on the consumer's behalf (its
- * max_version), so that the consumer can check what it got back (VER-4).
+ * max_version), so that the consumer can check what it got back (VER-4); its `tensor` says
+ * what was asked for (at least dtype and ndim; the fuzz targets fill no more), never what to
+ * trust: the handoff is what is under test.
  * Returns DLC_OK if imported, DLC_ERR_BUFFER if refused (with the reason in `err`).
  */
 typedef int (*DLCConsumeFn)(void* state, DLCHandoff* handoff, const DLCRequest* requested,

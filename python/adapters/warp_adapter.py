@@ -8,6 +8,7 @@ class Warp(Framework):
     dtypes = ["int8", "int16", "int32", "int64", "uint8", "float16", "float32", "float64", "bool"]
     strides = "positive"
     features = "zero-size"
+    max_ndim = 4  # warp.types.ARRAY_MAX_DIMS: a Warp array has at most 4 dimensions
 
     def __init__(self):
         super().__init__()
