@@ -28,7 +28,7 @@ import sys
 import _dlconform as bridge
 from dlconform_adapter import Framework, Unsupported
 from dlconform_workers import (Case, adapter_raised, capsule_finding, clean, error_words,
-                               is_capsule, outcome)
+                               export_address, is_capsule, outcome)
 
 
 class Recorder:
@@ -174,20 +174,21 @@ def bad_input(fw, which, api=None):
         recorder = Recorder(IntProducer()) if which == "not-a-capsule" and api is None else None
         handed = recorder if recorder is not None else (None if which == "no-dlpack" else 16)
         importer = fw.capsule_imports[api] if api else fw.import_
+
+        def calls():
+            return f" [calls: {calls_text(recorder.calls)}]" if recorder is not None else ""
         try:
             result = importer(handed)
         except Exception as e:
             if adapter_raised(e, (fw,)):
                 raise
-            calls = f" [calls: {calls_text(recorder.calls)}]" if recorder is not None else ""
-            return ("pass", "", "", "", f"refused: {clean(error_words(e))[:120]}{calls}")
+            return ("pass", "", "", "", f"refused: {clean(error_words(e))[:120]}{calls()}")
         returned = type(result).__name__
         del result
-        calls = f" [calls: {calls_text(recorder.calls)}]" if recorder is not None else ""
         return outcome(bridge.make_finding(
             "non-dlpack-input-accepted", "VER-4", f"expected {fw.label}'s "
             f"{api or 'from_dlpack'} to raise for {BAD_INPUTS[which]} but found it returned a "
-            f"{returned}{calls}"), "")
+            f"{returned}{calls()}"), "")
     return body
 
 
@@ -203,13 +204,9 @@ def own_address(fw, value):
         return None
     try:
         exported = fw.export(value)
-        try:
-            capsule = exported.__dlpack__(max_version=(1, 3))
-        except TypeError:
-            capsule = exported.__dlpack__()
     except Exception:  # an array it cannot export (a read-only import, say): no answer
         return None
-    return bridge.capsule_data(capsule) if is_capsule(capsule) else None
+    return export_address(exported)
 
 
 def first_value(fw, value):
@@ -242,22 +239,20 @@ def memory(fw, producer_path, copy):
         source = crossed[-1]["data"]
         producer_copied = bool(crossed[-1]["flags"] & IS_COPIED)
         address = own_address(fw, result)
-        if address is not None:
-            shared, how = address == source, "by its data pointer"
-        elif not bridge.data_live(source):  # it let the producer's memory go: a copy
-            try:
-                first_value(fw, result)
-            except Unsupported as e:
-                return ("skip", "", "", "", f"n/a: its arrays cannot be read back ({e})")
-            shared, how = False, "the producer's memory released at import"
-        else:
-            try:
+        live = bridge.data_live(source)  # False: it let the producer's memory go, a copy
+        try:
+            if address is not None:
+                shared, how = address == source, "by its data pointer"
+            elif not live:
+                first_value(fw, result)  # its arrays must read back for a verdict
+                shared, how = False, "the producer's memory released at import"
+            else:
                 ctypes.c_float.from_address(source).value = SENTINEL
                 shared, how = first_value(fw, result) == SENTINEL, "by a write into it"
-            except Unsupported as e:
-                return ("skip", "", "", "", f"n/a: its arrays cannot be read back ({e})")
+        except Unsupported as e:
+            return ("skip", "", "", "", f"n/a: its arrays cannot be read back ({e})")
         words = f"{'shared' if shared else 'copied'} ({how})"
-        if shared and bridge.data_live(source):  # and the other way round, where it writes
+        if shared and live:  # and the other way round, where it writes
             try:
                 fw.write(result)
                 words += (", its write reaches the producer" if

@@ -59,11 +59,11 @@ from dlconform_asks import plan_consumer_calls
 from dlconform_devices import on_device, plan_device_cases
 from dlconform_imports import (expected_of, framework_imports, late_refusal, logical,
                                used_capsule)
-from dlconform_negotiation import (NEGOTIATION, STREAM_ASKS, ask_capsule, device_answer,
-                                   exporter_bad_input, negotiation, xapi)
+from dlconform_negotiation import (NEGOTIATION, STREAM_ASKS, device_answer, exporter_bad_input,
+                                   negotiation, xapi)
 from dlconform_parties import environment_frameworks, libraries_under_test
-from dlconform_workers import (Case, HeldCapsule, adapter_raised, capsule_finding, clean,
-                               device_finding, outcome, released, run_all)
+from dlconform_workers import (Case, HeldCapsule, adapter_raised, ask_capsule, capsule_finding,
+                               clean, device_finding, outcome, released, run_all)
 
 
 # --- the tensors a framework makes ---------------------------------------------------------------

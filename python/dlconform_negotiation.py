@@ -16,8 +16,8 @@ import _dlconform as bridge
 from dlconform_adapter import make_array
 from dlconform_imports import expected_of
 from dlconform_workers import (HeldCapsule, adapter_raised, buffer_error_finding, capsule_finding,
-                               clean, device_of, error_words, is_capsule, outcome, released,
-                               signature_finding)
+                               clean, device_of, error_words, export_address, is_capsule, outcome,
+                               released, signature_finding)
 
 NEGOTIATION = [("max_version=none", ()), ("max_version=0.8", (("max_version", (0, 8)),)),
                ("max_version=1.0", (("max_version", (1, 0)),)),
@@ -43,15 +43,6 @@ def plain_array(fw, shape, values=None):
         if fw.sample == ("float32", (2,)):  # it makes float32 arrays: the failure is real
             raise
     return fw.from_np(make_array(fw.np, *fw.sample))
-
-
-def ask_capsule(exported):
-    """A capsule of `exported` as a DLPack 1.3 consumer asks for it, falling back to the old
-    signature on a TypeError (VER-5)."""
-    try:
-        return exported.__dlpack__(max_version=(1, 3))
-    except TypeError:
-        return exported.__dlpack__()
 
 
 def refused_export(fw, method, kwargs, e):
@@ -121,16 +112,6 @@ def negotiation(fw, ask):
         return ("pass", "", "", "", f"{seen['answer']}; dropped unconsumed, the array released")
     return body
 
-
-
-def export_address(value):
-    """The first element's address in a capsule of value, asked as a DLPack 1.3 consumer asks;
-    None where it gives none."""
-    try:
-        capsule = ask_capsule(value)
-    except Exception:
-        return None
-    return bridge.capsule_data(capsule) if is_capsule(capsule) else None
 
 
 def copy_by_address(fw, value, capsule, copy):

@@ -218,6 +218,25 @@ def device_of(label, obj):
     return device_ints(answer)
 
 
+def ask_capsule(exported):
+    """A capsule of `exported` as a DLPack 1.3 consumer asks for it, falling back to the old
+    signature on a TypeError (VER-5)."""
+    try:
+        return exported.__dlpack__(max_version=(1, 3))
+    except TypeError:
+        return exported.__dlpack__()
+
+
+def export_address(exported):
+    """The first element's address in a capsule of `exported`, asked as a DLPack 1.3 consumer
+    asks; None where it gives none (no export, or no capsule)."""
+    try:
+        capsule = ask_capsule(exported)
+    except Exception:
+        return None
+    return bridge.capsule_data(capsule) if is_capsule(capsule) else None
+
+
 def capsule_finding(label, answer, asked):
     """not-a-capsule for what `label`'s __dlpack__(**asked) returned; None for a PyCapsule."""
     if is_capsule(answer):
