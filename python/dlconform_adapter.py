@@ -368,6 +368,18 @@ def numpy_view(np, value, kind):
     return sliced_view(value, kind, np.broadcast_to)
 
 
+def observed_layout(array, entry):
+    """(ndim, shape, dtype) of an imported array as DLPack would say it. numpy has no lanes: a
+    framework that maps a lanes dtype to a vector type shows it as one more, trailing axis."""
+    shape = tuple(int(e) for e in array.shape)
+    dtype = DTYPES.get(array.dtype.name)
+    lanes = entry["dtype"][2]
+    if (lanes > 1 and dtype is not None and len(shape) == entry["ndim"] + 1
+            and shape[-1] == lanes and dtype[:2] == entry["dtype"][:2]):
+        return entry["ndim"], shape[:-1], (dtype[0], dtype[1], lanes)
+    return len(shape), shape, dtype
+
+
 def make_array(np, dtype, shape):
     count = 1
     for e in shape:

@@ -6,7 +6,7 @@ dlconform_frameworks.py and run in its workers."""
 import gc
 
 import _dlconform as bridge
-from dlconform_adapter import DTYPES
+from dlconform_adapter import DTYPES, observed_layout
 from dlconform_workers import adapter_raised, clean, error_words, outcome
 
 
@@ -32,18 +32,6 @@ def expected_of(fw, value):
     return {"shape": tuple(int(e) for e in array.shape), "dtype": DTYPES.get(array.dtype.name),
             "digest": bridge.digest(contiguous.tobytes()), "elements": int(contiguous.size),
             "read_only": fw.writable(value) is False and fw.writable_concept}
-
-
-def observed_layout(array, entry):
-    """(ndim, shape, dtype) of an imported array as DLPack would say it. numpy has no lanes: a
-    framework that maps a lanes dtype to a vector type shows it as one more, trailing axis."""
-    shape = tuple(int(e) for e in array.shape)
-    dtype = DTYPES.get(array.dtype.name)
-    lanes = entry["dtype"][2]
-    if (lanes > 1 and dtype is not None and len(shape) == entry["ndim"] + 1
-            and shape[-1] == lanes and dtype[:2] == entry["dtype"][:2]):
-        return entry["ndim"], shape[:-1], (dtype[0], dtype[1], lanes)
-    return len(shape), shape, dtype
 
 
 def framework_imports(fw, producer_path, entry, profile, api=None, versioned_capsule=False):

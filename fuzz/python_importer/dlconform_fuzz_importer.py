@@ -156,20 +156,22 @@ class Importer:
             features |= LEGACY_STRUCT_ONLY
         return dtypes, strides, features, int(self.fw.max_ndim)
 
-    def take(self, capsule, versioned, device):
+    def take(self, capsule, versioned, device, made=None):
         """Imports the capsule; returns (code, bits, lanes, shape, on_host, data bytes in
-        logical row-major order). Raises what the importer raised."""
+        logical row-major order), as DLPack would say them of `made` ((code, bits, lanes), ndim:
+        what the harness made; a library may show lanes as a trailing axis). Raises what the
+        importer raised."""
         if self.capsule_api is not None:
             value = self.capsule_api(capsule)
         else:
             value = self.fw.import_(Exporter(capsule, versioned, device))
         self.held = value
         try:
-            return self.read(value)
+            return self.read(value, made)
         except Exception:  # the adapter's read-back failed (NumPy holds 64 dimensions at most):
             return NOT_READ  # imported, unread; never the library's refusal
 
-    def read(self, value):
+    def read(self, value, made=None):
         where = None
         try:
             where = tuple(value.__dlpack_device__())
@@ -180,7 +182,11 @@ class Importer:
         array = self.fw.to_np(value)
         np = self.np
         shape = tuple(int(e) for e in array.shape)
-        code, bits, lanes = CODES.get(array.dtype.name, (255, array.dtype.itemsize * 8, 1))
+        dtype = None
+        if made is not None:
+            _, shape, dtype = dlc.observed_layout(array, {"dtype": made[0], "ndim": made[1]})
+        code, bits, lanes = dtype or CODES.get(array.dtype.name,
+                                               (255, array.dtype.itemsize * 8, 1))
         if array.nbytes > READ_BACK_LIMIT:
             # Only an invalid tensor's import is this large (the targets back no more): its first
             # elements show where the library reads, a copy of all would only exhaust memory.
@@ -202,7 +208,9 @@ def replay(versioned=False, **keywords):
     device = tuple(keywords.get("device", (1, 0)))
     capsule = dlconform_capsule.capsule(versioned=versioned, **keywords)
     importer = Importer()
-    code, bits, lanes, shape, on_host, data = importer.take(capsule, versioned, device)
+    made = (tuple(dlconform_capsule._dtype(keywords.get("dtype", "f32"))),
+            keywords.get("ndim", len(keywords.get("shape", (8,)))))
+    code, bits, lanes, shape, on_host, data = importer.take(capsule, versioned, device, made)
     print(f"imported: dtype ({code}, {bits}, {lanes}), shape {shape}, "
           f"{len(data) if on_host else 'no'} bytes read back")
 

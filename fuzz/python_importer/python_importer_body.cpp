@@ -9,9 +9,10 @@
 //   1. wraps handoff->pointer in a PyCapsule named like the handoff, with NO destructor: while the
 //      name is unchanged the harness owns the struct and deletes it, as a producer's capsule
 //      destructor would; a destructor of ours would delete a struct the library took twice;
-//   2. calls dlconform_fuzz_importer.Importer.take(capsule, versioned, device), which hands it to
-//      the library (through an exporter object, or to a capsule API) and reads the result back
-//      through the adapter's own to_np, never through DLPack;
+//   2. calls dlconform_fuzz_importer.Importer.take(capsule, versioned, device, made), which hands
+//      it to the library (through an exporter object, or to a capsule API) and reads the result
+//      back through the adapter's own to_np, never through DLPack, as DLPack would say it of what
+//      the harness made (`made`: dtype and ndim; a library may show lanes as one more axis);
 //   3. copies the capsule's name back into handoff->name: the rename (LIFE-1) is the library's;
 //   4. digests the bytes take() returned (dlc_digest_*), for the judge to compare.
 // release() drops the library's result: the library calls the deleter then (LIFE-3).
@@ -195,8 +196,8 @@ int create(const DLCHost*, void** state, char* err, size_t err_len) noexcept {
   return DLC_OK;
 }
 
-// Fills obs from take()'s (code, bits, lanes, shape, on_host, bytes), for the tensor `spec`.
-bool observe(PyObject* t, const DLCTensorSpec& spec, DLCObservation* obs, std::string* why) {
+// Fills obs from take()'s (code, bits, lanes, shape, on_host, bytes).
+bool observe(PyObject* t, DLCObservation* obs, std::string* why) {
   if (t == nullptr || !PyTuple_Check(t) || PyTuple_Size(t) != 6) {
     *why = "expected a 6-tuple from Importer.take but found another value";
     return false;
@@ -220,15 +221,6 @@ bool observe(PyObject* t, const DLCTensorSpec& spec, DLCObservation* obs, std::s
     }
     if (i < DLC_MAX_NDIM) obs->shape[i] = e;
     elements *= static_cast<uint64_t>(e);
-  }
-  // A library that shows a vector dtype (lanes > 1) as one more, trailing axis of its scalar
-  // type (Warp does) holds the same bytes: it imported the vector dtype, as the matrix reads it.
-  if (spec.dtype.lanes > 1 && lanes == 1 && code == spec.dtype.code && bits == spec.dtype.bits &&
-      obs->ndim == spec.ndim + 1 && obs->ndim <= DLC_MAX_NDIM &&
-      obs->shape[obs->ndim - 1] == spec.dtype.lanes) {
-    obs->ndim -= 1;
-    obs->dtype.lanes = spec.dtype.lanes;
-    elements /= spec.dtype.lanes;
   }
   obs->has_strides = 0;  // the result is read in logical order; its strides are its own
   if (PyTuple_GetItem(t, 4) != Py_True) {
@@ -277,12 +269,17 @@ int consume(void*, DLCHandoff* handoff, const DLCRequest* request, DLCObservatio
   PyGILState_STATE gil = PyGILState_Ensure();
   PyObject* capsule = PyCapsule_New(handoff->pointer, capsule_name, nullptr);
   PyObject* where = Py_BuildValue("(ii)", device.device_type, device.device_id);
-  if (capsule == nullptr || where == nullptr) {
+  // What the harness made, (dtype, ndim): a library may show a vector dtype as one more axis.
+  const DLCTensorSpec no_spec{};
+  const DLCTensorSpec& made = request != nullptr ? request->tensor : no_spec;
+  PyObject* asked = Py_BuildValue("((iii)i)", made.dtype.code, made.dtype.bits, made.dtype.lanes,
+                                  made.ndim);
+  if (capsule == nullptr || where == nullptr || asked == nullptr) {
     message = "cannot make the capsule: " + fetch_python_error();
     rc = DLC_ERR_INTERNAL;
   } else {
     PyObject* result = PyObject_CallFunctionObjArgs(g_take, capsule, versioned ? Py_True : Py_False,
-                                                    where, nullptr);
+                                                    where, asked, nullptr);
     // The library renames a capsule it takes (LIFE-1): report its rename, whatever came next.
     const char* after = PyCapsule_GetName(capsule);
     if (after == nullptr) PyErr_Clear();
@@ -293,13 +290,11 @@ int consume(void*, DLCHandoff* handoff, const DLCRequest* request, DLCObservatio
       message = fetch_python_error();
       rc = DLC_ERR_BUFFER;
     } else {
-      const DLCTensorSpec no_spec{};  // no request: nothing to fold a lanes axis against
-      if (!observe(result, request != nullptr ? request->tensor : no_spec, obs, &message)) {
-        rc = DLC_ERR_INTERNAL;
-      }
+      if (!observe(result, obs, &message)) rc = DLC_ERR_INTERNAL;
       Py_DECREF(result);
     }
   }
+  Py_XDECREF(asked);
   Py_XDECREF(where);
   Py_XDECREF(capsule);
   PyGILState_Release(gil);
