@@ -3,7 +3,7 @@
 // It makes the catalogue's device tensors in real memory of the kind their device type names:
 // cudaMalloc (kDLCUDA), cudaMallocHost (kDLCUDAHost) or cudaMallocManaged (kDLCUDAManaged),
 // reported to the host's device ledger (DEV-3, LIFE-5). The values are the host mocks' fill rule,
-// written by a copy left pending on the producer's own stream behind a 200 ms kernel; the
+// written by a copy left pending on the producer's own stream behind a 50 ms hold; the
 // consumer's stream is made to wait for it (event record, then wait: STRM-1), by the rules of
 // STRM-2: no stream (None) or 1 is the legacy default stream, 2 the per-thread default, -1 asks
 // for no synchronisation, 0 is refused.
@@ -200,15 +200,15 @@ int build(const DLCRequest& request, DLTensor* t, CudaContext* c, char* err, siz
       !dlc_cuda::ok(cudaDeviceSynchronize(), "cudaDeviceSynchronize", err, err_len)) {
     return DLC_ERR_INTERNAL;
   }
-  // The write, pending on the producer's stream behind the spin.
+  // The write, pending on the producer's stream behind the hold.
   if (!dlc_cuda::ok(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking),
                     "cudaStreamCreateWithFlags", err, err_len) ||
       !dlc_cuda::ok(cudaEventCreateWithFlags(&c->written, cudaEventDisableTiming),
                     "cudaEventCreateWithFlags", err, err_len)) {
     return DLC_ERR_INTERNAL;
   }
-  dlc_cuda::spin_kernel<<<1, 1, 0, c->stream>>>(dlc_cuda::kPendingWriteNs);
-  if (!dlc_cuda::ok(cudaGetLastError(), "spin_kernel launch", err, err_len) ||
+  if (!dlc_cuda::ok(cudaLaunchHostFunc(c->stream, dlc_cuda::hold_stream, nullptr),
+                    "cudaLaunchHostFunc", err, err_len) ||
       !dlc_cuda::ok(cudaMemcpyAsync(c->block, c->scratch, c->bytes, cudaMemcpyDefault, c->stream),
                     "cudaMemcpyAsync", err, err_len) ||
       !dlc_cuda::ok(cudaEventRecord(c->written, c->stream), "cudaEventRecord", err, err_len)) {

@@ -8,6 +8,7 @@ skipped, each with its reason; the framework rows and compute-sanitizer say why 
 Skipped (exit 77) where a GPU is: there the script's run is the real one (tools/gpu-check)."""
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -16,8 +17,25 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+def spin_agrees():
+    """'' when tools/gpu-check reports the pending write that the CUDA producer spins for."""
+    with open(os.path.join(ROOT, "cuda", "cuda_common.cuh"), encoding="utf-8") as f:
+        header = re.search(r"kPendingWriteNs = (\d+)ull \* 1000 \* 1000;", f.read())
+    with open(os.path.join(ROOT, "tools", "gpu-check"), encoding="utf-8") as f:
+        script = re.search(r"^PENDING_WRITE_MS = (\d+)$", f.read(), re.M)
+    if not header or not script or header.group(1) != script.group(1):
+        return (f"expected tools/gpu-check's PENDING_WRITE_MS to equal cuda_common.cuh's "
+                f"kPendingWriteNs in ms but found {script and script.group(1)} and "
+                f"{header and header.group(1)}")
+    return ""
+
+
 def main():
     build = sys.argv[1]
+    disagreement = spin_agrees()
+    if disagreement:
+        print(f"FAIL {disagreement}")
+        return 1
     if shutil.which("nvidia-smi") and subprocess.run(["nvidia-smi", "-L"],
                                                      capture_output=True).returncode == 0:
         print("SKIP: a GPU is here: run tools/gpu-check itself")

@@ -154,6 +154,16 @@ void on_alloc(void* p, size_t size, const void* site) noexcept {
 }
 
 namespace {
+bool runtime_site(const void* site);
+
+// runtime_site inside the free hook: dladdr may allocate, which the hooks must not record.
+bool runtime_block(const void* site) {
+  t_inside = true;
+  const bool runtime = runtime_site(site);
+  t_inside = false;
+  return runtime;
+}
+
 bool foreign(void* p, size_t size, const void* site, bool can_refuse) {
   t_inside = true;
   ++g_summary.consumer_foreign_frees;
@@ -184,6 +194,12 @@ bool on_free(void* p, const void* site, bool can_refuse) noexcept {
     }
     if (party == Party::consumer && owner == Party::producer) {
       const size_t size = g_blocks[i].size;
+      if (runtime_block(g_blocks[i].site)) {
+        // The runtime frees its own memory (its call made in the producer's phase): nobody's
+        // tensor, and not the consumer's free. Seen under compute-sanitizer, from libcuda.
+        g_blocks[i] = g_blocks[--g_count];
+        return true;
+      }
       if (!can_refuse) g_blocks[i] = g_blocks[--g_count];
       // Refused in a plain build: the owner frees the block later.
       return foreign(p, size, site, can_refuse);

@@ -78,6 +78,29 @@ TEST_CASE("alloc_track: a device runtime's own memory is not the producer's leak
   CHECK(s.producer_leaked_bytes == 16);
 }
 
+TEST_CASE("alloc_track: the runtime freeing its own block in the consumer's call is no foreign "
+          "free (LIFE-5)", "[unit]") {
+  const void* site = loader_site();
+  if (site == nullptr) DLC_SKIP("no dynamic loader (ld-linux) in this process");
+  int runtime_block = 0, producer_block = 0;
+  dlc::alloc_track::begin_case();
+  {
+    dlc::ScopedPhase phase("produce()", "p", dlc::Party::producer);
+    dlc::alloc_track::on_alloc(&runtime_block, 104, site);
+    dlc::alloc_track::on_alloc(&producer_block, 16, reinterpret_cast<const void*>(&own_code));
+  }
+  {
+    dlc::ScopedPhase phase("consume()", "c", dlc::Party::consumer);
+    CHECK(dlc::alloc_track::on_free(&runtime_block, site, true));
+    // The producer's own block stays the consumer's foreign free: refused, and counted.
+    CHECK_FALSE(dlc::alloc_track::on_free(&producer_block, nullptr, true));
+  }
+  dlc::alloc_track::Summary s;
+  dlc::alloc_track::end_case(&s);
+  CHECK(s.consumer_foreign_frees == 1);
+  CHECK(s.consumer_foreign_bytes == 16);
+}
+
 TEST_CASE("alloc_track: the runtime's libraries and compute-sanitizer's are left out of LIFE-5",
           "[unit]") {
   for (const char* name : {"libcudart.so.13", "libcuda.so.1", "libnvidia-ptxjitcompiler.so.1",

@@ -55,6 +55,7 @@ struct CaseResult {
   std::string known_reason;    // the reason of the first entry it matched
   std::string known_by;        // "FILE:LINE" of that entry
   double seconds = 0.0;
+  double handoff_seconds = 0.0;  // produce()'s return to the consume() call (exchange.h)
   // An INFO finding on a passing case (an observation, never a failure), or the severity of the
   // finding: "MUST", "SHOULD", "INFO"; "" when there is none.
   std::string severity;

@@ -104,7 +104,9 @@ std::string render_json(const RunInfo& info, const std::vector<CaseResult>& case
       if (c.known) w.key("known_reason").value(c.known_reason).key("known_by").value(c.known_by);
       if (c.unavailable) w.key("unavailable").value(true);
       w.key("as_expected").value(c.as_expected());
-      if (info.details) w.key("seconds").value(c.seconds);
+      if (info.details) {
+        w.key("seconds").value(c.seconds).key("handoff_seconds").value(c.handoff_seconds);
+      }
       w.end_object();
     }
     w.end_array();

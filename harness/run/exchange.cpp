@@ -134,6 +134,7 @@ void to_result(const CaseRecord& record, CaseResult* r) {
   r->detail = record.detail;
   if (record.expectation_settled) r->expected = record.settled;
   r->seconds = record.micros / 1e6;
+  r->handoff_seconds = record.handoff_micros / 1e6;
   r->severity = record.cls == FindingClass::none ? ""
                                                   : to_string(severity_of(record.cls, record.rule));
 }
@@ -229,6 +230,7 @@ void run_exchange(const std::vector<Participant>& participants, const CaseDef& c
     rc = pt.produce(producer.plugin.state, &request, &h, error, sizeof error);
     fell_back = true;
   }
+  const int64_t produced_us = now_us();
   error[sizeof error - 1] = '\0';
   if (rc != DLC_OK) {
     RefusalFacts rf;
@@ -325,6 +327,7 @@ void run_exchange(const std::vector<Participant>& participants, const CaseDef& c
   char consumer_error[512] = {};
   int consume_rc = DLC_OK;
   {
+    out->handoff_micros = static_cast<uint32_t>(now_us() - produced_us);
     ScopedPhase phase("consume()", consumer_label, Party::consumer);
     consume_rc =
         ct.consume(consumer->plugin.state, &h, &request, &obs, consumer_error, sizeof consumer_error);

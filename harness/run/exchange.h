@@ -23,6 +23,9 @@ struct CaseRecord {
   Role role = Role::none;        // the party the finding is about
   unsigned char phase_party = 0;  // the Party whose code ran last (phase.h's mirror)
   uint32_t micros = 0;
+  // From produce()'s return to the consume() call: a device producer's pending write must outlast
+  // it, or a consumer that reads without waiting is not caught (STRM-1). 0: no consume() call.
+  uint32_t handoff_micros = 0;
   // The outcome settled what the rules expect, where the plan could not know it: a declined wish
   // for a representation the producer does not declare is n/a (skip); immutable data exported
   // to a legacy caller, instead of refused, is allowed with an INFO note (pass).

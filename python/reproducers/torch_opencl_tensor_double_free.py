@@ -1,5 +1,5 @@
 # finding: torch LIFE-1 capsule-not-renamed: torch.from_dlpack calls the deleter of an OpenCL tensor, then raises RuntimeError without renaming the capsule, so the producer's capsule destructor deletes it again (a double free)
-# env: debian frameworks latest mxnet
+# env: debian frameworks latest mxnet gpu
 # expect: exit 0
 import contextlib, torch
 from dlconform_capsule import capsule, deleter_calls, name_of
