@@ -10,8 +10,9 @@ Cases (after SCENARIO/ENV/), F a framework on a device, B any other of the run:
   framework/P@v1.3/F@V/MEMORY/T   a mock's tensor that claims F's device with a pointer that is
       no allocation of it (host memory that faults on any touch): F never touches it on the
       host (DEV-3); it refuses it with BufferError, or takes it unread.
-  devices/F@V/negotiation/dl_device=D,copy=C   the dl_device x copy table (STRM-3, STRM-4), and
-      stream values by the device's convention (STRM-2).
+  devices/F@V/negotiation/dl_device=D,copy=C   the dl_device x copy table (STRM-3, STRM-4).
+  devices/F@V/negotiation/streams   stream values by the device's convention: every producer
+      exports for None (STRM-1); a CUDA one also for 1, 2 and -1 (STRM-2); 0 is reported.
   devices/F@V/C@H/T  every mock consumer (a C plugin of each header, through the bridge) given
       F's tensor: it refuses, calls the deleter once (DEV-3, LIFE-3); .../T/dl_device=cpu: its
       caller asked for a host copy, which it imports, IS_COPIED (FLAG-2).
@@ -196,21 +197,43 @@ def device_negotiation(fw, dl_device, copy, want):
     return body
 
 
+# The stream values a producer is asked with, and the rule that wants an export for each (None:
+# none). Every producer exports for stream=None (STRM-1). On CUDA (STRM-2), 1 is the legacy
+# default stream, 2 the per-thread default, and -1 asks for no synchronisation; 0 is disallowed
+# for the consumer to pass, so a producer may refuse it or take it (CuPy's own test takes it,
+# with a warning). The framework's own stream object, and 1 off CUDA, are only reported.
+CUDA_STREAMS = (("None", None, "STRM-1"), ("own", "own", None), ("1", 1, "STRM-2"),
+                ("2", 2, "STRM-2"), ("-1", -1, "STRM-2"), ("0", 0, None))
+OTHER_STREAMS = (("None", None, "STRM-1"), ("own", "own", None), ("1", 1, None))
+
+
 def stream_answers(fw):
-    """Stream values by the device's convention (STRM-2): None, the framework's own stream
-    object, and a CUDA-style integer; what each gets is the detail."""
+    """Stream values by the device's convention (STRM-2): on CUDA, None, the framework's own
+    stream, 1, 2, -1 and 0; elsewhere None, the framework's own stream and 1. A CUDA producer
+    that refuses a value the spec defines is the producer's violation; the detail says what
+    each value got."""
+    streams = CUDA_STREAMS if fw.device[0] in CUDA_FAMILY else OTHER_STREAMS
+
     def body():
         value = fw.from_np(fw.np.ones((2, 2), "float32"))
-        answers = []
-        for label, stream in (("None", None), ("own", fw.stream()), ("1", 1)):
+        answers, refused = [], []
+        for label, stream, rule in streams:
             try:
-                answers.append(f"stream={label}: {bridge.capsule_kind(value.__dlpack__(stream=stream))}")
+                passed = fw.stream() if stream == "own" else stream
+                answers.append(f"stream={label}: "
+                               f"{bridge.capsule_kind(value.__dlpack__(stream=passed))}")
             except Exception as e:
-                answers.append(f"stream={label}: {clean(error_words(e))[:100]}")
-        if "Error" in answers[0]:  # answers[0] is stream=None's
+                words = clean(error_words(e))[:100]
+                answers.append(f"stream={label}: {words}")
+                if rule:
+                    refused.append((rule, f"stream={label} -> {words}"))
+        if refused:
+            rule = refused[0][0]  # stream=None's STRM-1 first: without it, nothing exports
+            what = "stream=None" if rule == "STRM-1" else \
+                "stream 1 (legacy default), 2 (per-thread default) and -1 (no synchronisation)"
             return outcome(bridge.make_finding(
-                "producer-violation", "STRM-1", f"expected an export for stream=None but found "
-                f"{answers[0]}"), "")
+                "producer-violation", rule, f"expected an export for {what} but found "
+                f"{'; '.join(words for _, words in refused)}"), "")
         return ("pass", "", "", "", "; ".join(answers))
     return body
 
