@@ -19,15 +19,59 @@ int plugin_init(PluginConsumer* self, PyObject* args, PyObject*) {
   return self->plugin == nullptr ? -1 : 0;
 }
 
+// The keywords the plugin's ask() (plugin ABI 3) passes for obj's device, as a new dict: the
+// stream it will read on (STRM-1). An empty dict without ask(), for a capsule, for an object
+// whose __dlpack_device__ gives no (type, id) (its __dlpack__ is judged as before), or when the
+// plugin passes none; nullptr with a Python error set when ask() fails (a read without the
+// stream would blame the producer for the plugin's failure).
+PyObject* asked_keywords(const dlc::LoadedPlugin& plugin, PyObject* obj) {
+  PyObject* keywords = PyDict_New();
+  if (keywords == nullptr || plugin.ask_slot() == nullptr || PyCapsule_CheckExact(obj)) {
+    return keywords;
+  }
+  PyObject* answer = PyObject_CallMethod(obj, "__dlpack_device__", nullptr);
+  int type = 0, id = 0;
+  const bool parsed = answer != nullptr && PyArg_ParseTuple(answer, "ii", &type, &id);
+  Py_XDECREF(answer);
+  if (!parsed) {
+    PyErr_Clear();
+    return keywords;
+  }
+  DLCRequest request{};
+  char error[512] = {};
+  int rc = DLC_OK;
+  {
+    dlc::ScopedPhase phase("ask()", plugin.table->name, dlc::Party::consumer);
+    rc = plugin.ask_slot()(plugin.state, DLCDevice{type, id}, &request, error, sizeof error);
+  }
+  error[sizeof error - 1] = '\0';
+  if (rc != DLC_OK) {
+    Py_DECREF(keywords);
+    PyErr_Format(PyExc_RuntimeError, "%s: ask() failed with code %d: %s", plugin.table->name, rc,
+                 error);
+    return nullptr;
+  }
+  if (request.has_stream) {
+    PyObject* stream = PyLong_FromLongLong(request.stream);
+    PyDict_SetItemString(keywords, "stream", stream);
+    Py_XDECREF(stream);
+  }
+  return keywords;
+}
+
 // from_dlpack(obj) -> (imported, error, observation dict); the capsule's name follows the plugin.
+// A plugin with ask() passes its stream to obj.__dlpack__, as the harness does for a C producer.
 PyObject* plugin_from_dlpack(PluginConsumer* self, PyObject* args) {
   PyObject* obj = nullptr;
   if (!PyArg_ParseTuple(args, "O", &obj)) return nullptr;
   const DLCPlugin& t = *self->plugin->table;
+  PyObject* keywords = asked_keywords(*self->plugin, obj);
+  if (keywords == nullptr) return nullptr;
   bool fell_back = false;
   PyObject* type_error = nullptr;
   PyObject* capsule = ask_for_capsule(obj, t.has_max_version != 0, t.max_version, &fell_back,
-                                      &type_error);
+                                      &type_error, keywords);
+  Py_DECREF(keywords);
   Py_XDECREF(type_error);
   if (capsule == nullptr) return nullptr;
   const char* name = PyCapsule_GetName(capsule);

@@ -232,6 +232,13 @@ class Framework:
         element each; (code, bits, lanes) is the DLPack dtype it must export as."""
         return {}
 
+    def pending_write(self, array):
+        """A CUDA array of `array`'s shape and dtype whose values become `array`'s only once the
+        library's current stream has run past a long wait (about 100 ms) queued on it: the
+        producer's pending work a consumer's stream must be made to wait for (STRM-1). It
+        holds other values until then. None: the library cannot queue such a wait."""
+        return None
+
     def export(self, value):
         return value
 

@@ -13,6 +13,10 @@ Cases (after SCENARIO/ENV/), F a framework on a device, B any other of the run:
   devices/F@V/negotiation/dl_device=D,copy=C   the dl_device x copy table (STRM-3, STRM-4).
   devices/F@V/negotiation/streams   stream values by the device's convention: every producer
       exports for None (STRM-1); a CUDA one also for 1, 2 and -1 (STRM-2); 0 is reported.
+  devices/F@V/raced/F/dlconform-cuda-consumer@v1.3   F's array, its write still pending on F's
+      stream, read at once by the CUDA mock consumer on the stream it passed (STRM-1); .../raced/
+      planted-drops-stream/...: the same with the stream dropped, which must read early (the
+      canary).
   devices/F@V/C@H/T  every mock consumer (a C plugin of each header, through the bridge) given
       F's tensor: it refuses, calls the deleter once (DEV-3, LIFE-3); .../T/dl_device=cpu: its
       caller asked for a host copy, which it imports, IS_COPIED (FLAG-2).
@@ -313,6 +317,64 @@ def mock_consumer_import(fw, consumer_path, label, host_copy, helpers):
     return body
 
 
+# --- F's pending write raced against the CUDA mock consumer ------------------------------------
+
+RACED_SHAPE = (256, 256)
+
+
+class DropsStream:
+    """A planted producer: F's array behind a __dlpack__ that drops the consumer's stream, so
+    nothing makes that stream wait for F's pending write. It is the race's canary."""
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    def __dlpack_device__(self):
+        return self.inner.__dlpack_device__()
+
+    def __dlpack__(self, **keywords):
+        keywords.pop("stream", None)
+        return self.inner.__dlpack__(**keywords)
+
+
+def raced_export(fw, new_consumer, helpers, planted):
+    """F's array with its write still pending on F's current stream (the adapter's
+    pending_write), into the CUDA mock consumer, which passes its own stream to __dlpack__ and
+    reads on it at once: F must have made that stream wait (STRM-1). `planted`: the same array
+    behind DropsStream, which must be read before the write lands; were its values right, the
+    wait would be too short to judge anything, and the case fails."""
+    def body():
+        source = helpers.make_array(fw.np, "float32", RACED_SHAPE)
+        value = fw.pending_write(source)
+        if value is None:
+            return ("skip", "", "", "", f"n/a: {fw.label}'s adapter cannot leave a write pending")
+        consumer = new_consumer()
+        seen = consumer.from_dlpack(DropsStream(value) if planted else value)
+        consumer.release()
+        want = helpers.expected_of(fw, value)  # the host copy waits for the write: its values
+        if not seen["imported"]:
+            return outcome(bridge.make_finding(
+                "rejected-valid", "DEV-3", f"expected the CUDA mock consumer to import "
+                f"{fw.label}'s array but it refused: {clean(seen['error'])[:160]}"), "")
+        early = seen["digest"] != want["digest"]
+        if planted:
+            if early:
+                return ("pass", "", "", "", "canary caught: with the stream dropped, the consumer "
+                        "read the values from before the pending write")
+            return outcome(bridge.make_finding(
+                "plugin-error", "", f"expected the planted producer that drops the consumer's "
+                f"stream to be read before its pending write landed but its values were right: "
+                f"the wait is too short to judge {fw.label}"), "")
+        if early:
+            return outcome(bridge.make_finding(
+                "stream-not-synchronised", "STRM-1", f"expected {fw.label} to make the stream "
+                f"the consumer passed wait for its pending write but the consumer read the values "
+                f"from before it"), "")
+        return ("pass", "", "", "", "read after the pending write: the consumer's stream was made "
+                "to wait")
+    return body
+
+
 # --- pairs across devices ----------------------------------------------------------------------
 
 def device_pair(a, build, b, keywords, helpers, rule, tensor):
@@ -511,6 +573,14 @@ def plan_device_cases(frameworks, producer_path_of, consumer_path_of, env, helpe
             cases.append(Case(f"devices/{env}/{own}/negotiation/streams", "devices", short, own,
                               "dlconform-caller", "v1.3", "streams", stream_answers(fw), "STRM-2",
                               (fw,)))
+        cuda_consumer = consumer_path_of("cuda-consumer", "v1.3")
+        if exporting and fw.device[0] == 2 and cuda_consumer is not None:
+            for planted, producer in ((False, short), (True, "planted-drops-stream")):
+                cases.append(Case(
+                    f"devices/{env}/{own}/raced/{producer}/dlconform-cuda-consumer@v1.3",
+                    "devices", producer, own, "dlconform-cuda-consumer", "v1.3", "raced_f32_256x256",
+                    raced_export(fw, lambda path=cuda_consumer: bridge.PluginConsumer(path),
+                                 helpers, planted), "STRM-1", (fw,)))
         for consumer, header in (MOCK_CONSUMERS if exporting else []):
             cpath = consumer_path_of(consumer, header)
             if cpath is None:

@@ -459,7 +459,8 @@ def plan(frameworks, producers_dir, env):
 
     def consumer_path_of(consumer, header):  # beside the producers (installed) or in consumers/
         stem = f"dlc-{consumer}-{header.replace('.', '_')}.so"
-        for folder in (producers_dir, os.path.join(os.path.dirname(producers_dir), "consumers")):
+        for folder in (producers_dir, os.path.join(os.path.dirname(producers_dir), "consumers"),
+                       os.path.join(os.path.dirname(producers_dir), "cuda")):
             if os.path.exists(os.path.join(folder, stem)):
                 return os.path.join(folder, stem)
         return None

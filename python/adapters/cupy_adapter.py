@@ -32,3 +32,16 @@ class CuPy(DeviceFramework):
     def stream(self):
         handle = self.module.cuda.get_current_stream().ptr
         return handle if handle != 0 else 1
+
+    def pending_write(self, array):
+        cp = self.module
+        spin = cp.RawKernel(r"""extern "C" __global__ void spin(long long cycles) {
+            long long start = clock64();
+            while (clock64() - start < cycles) {}
+        }""", "spin")
+        source = cp.asarray(array)
+        target = cp.zeros_like(source) - 1  # what a read before the write sees
+        cp.cuda.Device(0).synchronize()
+        spin((1,), (1,), (cp.int64(200_000_000),))  # on the current stream: about 0.1 s
+        target[...] = source
+        return target

@@ -40,3 +40,12 @@ class TorchCUDA(Torch):
         """torch's current stream on cuda:0 as DLPack names it: 1 for the legacy default."""
         handle = self.module.cuda.current_stream(0).cuda_stream
         return handle if handle != 0 else 1
+
+    def pending_write(self, array):
+        torch = self.module
+        source = super().from_np(array).to("cuda:0")
+        target = torch.zeros_like(source) - 1  # what a read before the write sees
+        torch.cuda.synchronize()
+        torch.cuda._sleep(200_000_000)  # clock cycles on the current stream: about 0.1 s
+        target.copy_(source)
+        return target

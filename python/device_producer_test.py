@@ -1,8 +1,14 @@
 #!/usr/bin/env python3
-"""The stream values asked of a device producer (devices/*/F/negotiation/streams), judged on
-stand-ins for a CUDA library: a producer that exports for every value passes; one that refuses
-stream=None is STRM-1's producer-violation; one that refuses 1, 2 or -1 is STRM-2's; one that
-refuses 0 (which a consumer must not pass) passes. Off CUDA only stream=None must export.
+"""The judges of a device producer, on stand-ins for a CUDA library (the real ones run on a GPU,
+in tools/gpu-check):
+- Stream values (devices/*/F/negotiation/streams). A producer that exports for every value
+  passes. One that refuses stream=None is STRM-1's producer-violation, and one that refuses 1, 2
+  or -1 is STRM-2's. One that refuses 0, which a consumer must not pass, passes. Off CUDA, only
+  stream=None must export.
+- The race (devices/*/F/raced/...). A producer that makes the consumer's stream wait for its
+  pending write passes. One that ignores the stream is stream-not-synchronised [STRM-1]. The
+  canary (the stream dropped) passes when it reads early, and fails when it does not: then the
+  wait was too short to judge. An adapter with no pending write is n/a.
 
 Needs $PYTHON_BRIDGE (_dlconform's .so); $DLC_PRELOAD, the sanitizer runtimes a sanitized bridge
 needs in this unsanitized interpreter. Exit 77 (skip) without the bridge, or 1 under CI
@@ -47,6 +53,64 @@ class StandIn:
         return Array(array, self.device, self.refuses)
 
 
+# The race: an array whose values are `final` once the stream a consumer reads on waited for its
+# pending write, else `stale`; a consumer that passes stream 5 and reads at once.
+class Pending:
+    def __init__(self, final, syncs):
+        self.final, self.stale, self.syncs, self.waited = final, final * 0 - 1, syncs, None
+
+    def __dlpack_device__(self):
+        return (2, 0)
+
+    def __dlpack__(self, stream=None, **keywords):
+        if self.syncs:
+            self.waited = stream
+        return self.final.__dlpack__()
+
+
+class Consumer:
+    def __init__(self, early):
+        self.early = early  # it reads before the write whether or not its stream waited
+
+    def from_dlpack(self, obj):
+        obj.__dlpack__(max_version=(1, 3), stream=5)
+        array = obj.inner if isinstance(obj, devices.DropsStream) else obj
+        landed = array.waited == 5 or not self.early
+        values = array.final if landed else array.stale
+        return {"imported": True, "error": "", "digest": devices.bridge.digest(values.tobytes())}
+
+    def release(self):
+        pass
+
+
+class Helpers:
+    @staticmethod
+    def make_array(xp, dtype, shape):
+        return xp.arange(shape[0] * shape[1], dtype=dtype).reshape(shape)
+
+    @staticmethod
+    def expected_of(fw, value):
+        return {"digest": devices.bridge.digest(value.final.tobytes())}
+
+
+class Racing(StandIn):
+    def __init__(self, syncs, can_wait=True):
+        super().__init__((2, 0), ())
+        self.syncs, self.can_wait = syncs, can_wait
+
+    def pending_write(self, array):
+        return Pending(array, self.syncs) if self.can_wait else None
+
+
+for name, fw, early, planted in (("raced", Racing(True), True, False),
+                                 ("raced-ignores-stream", Racing(False), True, False),
+                                 ("raced-canary", Racing(True), True, True),
+                                 ("raced-canary-too-slow", Racing(True), False, True),
+                                 ("raced-no-pending-write", Racing(True, False), True, False)):
+    verdict, cls, rule, _, detail = devices.raced_export(fw, lambda e=early: Consumer(e), Helpers,
+                                                         planted)()
+    print(name, verdict, cls, rule, detail, sep="\t")
+
 for name, device, refuses in (("cuda", (2, 0), ()), ("cuda-refuses-none", (2, 0), (None,)),
                               ("cuda-refuses-legacy", (2, 0), (1,)),
                               ("cuda-refuses-per-thread", (2, 0), (2,)),
@@ -65,7 +129,12 @@ EXPECTED = {"cuda": ("pass", "", ""),
             "cuda-refuses-minus-one": ("fail", "producer-violation", "STRM-2"),
             "cuda-refuses-zero": ("pass", "", ""),
             "pinned-refuses-per-thread": ("fail", "producer-violation", "STRM-2"),
-            "oneapi-refuses-one": ("pass", "", "")}
+            "oneapi-refuses-one": ("pass", "", ""),
+            "raced": ("pass", "", ""),
+            "raced-ignores-stream": ("fail", "stream-not-synchronised", "STRM-1"),
+            "raced-canary": ("pass", "", ""),
+            "raced-canary-too-slow": ("fail", "plugin-error", ""),
+            "raced-no-pending-write": ("skip", "", "")}
 
 
 def main():
