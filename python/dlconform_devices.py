@@ -20,7 +20,8 @@ Cases (after SCENARIO/ENV/), F a framework on a device, B any other of the run:
   devices/F@V/C@H/T  every mock consumer (a C plugin of each header, through the bridge) given
       F's tensor: it refuses, calls the deleter once (DEV-3, LIFE-3); .../T/dl_device=cpu: its
       caller asked for a host copy, which it imports, IS_COPIED (FLAG-2).
-  pairs/F@V/B@W/T[/device=cpu]   F's array into B: B refuses cleanly (BufferError, DEV-3) or
+  pairs/F@V/B@W/T[/device=cpu]   F's array into B (every tensor F makes when both are on a
+      device, five when one is on the host): B refuses cleanly (BufferError, DEV-3) or
       imports the right values; asked with device=B's CPU, B passes dl_device=(1, 0) and gets a
       host copy (STRM-3).
   pairs/B@W/F@V/T/device=own   B's host array into F, asked for F's device: the values arrive.
@@ -617,7 +618,10 @@ def plan_device_cases(frameworks, producer_path_of, consumer_path_of, env, helpe
                 variants.append(((("device", "cpu"),), "/device=cpu"))
             if on_device(b) and not on_device(a):
                 variants = [((("device", "own"),), "/device=own")]  # the plain pairs are the host's
-            for tensor in DEVICE_PAIR_TENSORS:
+            # Two device libraries (on the GPU) exchange the whole catalogue A makes; a device
+            # library and a host one, five tensors (the CPU main job's rows).
+            both = on_device(a) and on_device(b)
+            for tensor in (list(made) if both else DEVICE_PAIR_TENSORS):
                 if tensor not in made:
                     continue
                 rule, build = made[tensor]
