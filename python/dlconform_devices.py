@@ -548,6 +548,7 @@ def plan_device_cases(frameworks, producer_path_of, consumer_path_of, env, helpe
     """Every device case of this environment's frameworks (see the module's docstring)."""
     cases = []
     catalogue = bridge.tensor_names()
+    cuda_consumer = consumer_path_of("cuda-consumer", "v1.3")
     for fw in frameworks:
         if fw.partner_only or not on_device(fw):
             continue
@@ -574,7 +575,6 @@ def plan_device_cases(frameworks, producer_path_of, consumer_path_of, env, helpe
             cases.append(Case(f"devices/{env}/{own}/negotiation/streams", "devices", short, own,
                               "dlconform-caller", "v1.3", "streams", stream_answers(fw), "STRM-2",
                               (fw,)))
-        cuda_consumer = consumer_path_of("cuda-consumer", "v1.3")
         if exporting and fw.device[0] == 2 and cuda_consumer is not None:
             for planted, producer in ((False, short), (True, "planted-drops-stream")):
                 cases.append(Case(

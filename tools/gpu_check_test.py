@@ -17,8 +17,8 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def spin_agrees():
-    """'' when tools/gpu-check reports the pending write that the CUDA producer spins for."""
+def pending_write_agrees():
+    """'' when tools/gpu-check reports the pending write that the CUDA producer holds for."""
     with open(os.path.join(ROOT, "cuda", "cuda_common.cuh"), encoding="utf-8") as f:
         header = re.search(r"kPendingWriteNs = (\d+)ull \* 1000 \* 1000;", f.read())
     with open(os.path.join(ROOT, "tools", "gpu-check"), encoding="utf-8") as f:
@@ -32,7 +32,7 @@ def spin_agrees():
 
 def main():
     build = sys.argv[1]
-    disagreement = spin_agrees()
+    disagreement = pending_write_agrees()
     if disagreement:
         print(f"FAIL {disagreement}")
         return 1
