@@ -72,6 +72,45 @@ inline Owned* new_owned() {
   return owned;
 }
 
+// What the tensors made with a NULL manager_ctx (DLC_SPEC_NULL_MANAGER_CTX) own, by the address
+// of their struct: their deleter finds it here. Static, not the heap, whose blocks the harness
+// would count as the producer's leak. A consumer that never calls the deleter leaves its entry.
+struct Ownerless {
+  const void* managed;
+  Owned* owned;
+};
+inline Ownerless g_ownerless[256];
+
+// Stores in `*context` the manager_ctx of a struct at `managed` that owns `owned`: `owned`
+// itself, or NULL with `owned` kept in g_ownerless when the request asks for a NULL manager_ctx.
+// False when g_ownerless is full.
+inline bool set_context(const DLCTensorSpec& spec, const void* managed, Owned* owned,
+                        void** context) {
+  *context = owned;
+  if (!(spec.options & DLC_SPEC_NULL_MANAGER_CTX)) return true;
+  for (Ownerless& entry : g_ownerless) {
+    if (entry.managed == nullptr || entry.managed == managed) {
+      entry = Ownerless{managed, owned};
+      *context = nullptr;
+      return true;
+    }
+  }
+  return false;
+}
+
+// What the struct at `managed`, whose manager_ctx is `context`, owns (taken out of g_ownerless).
+inline Owned* owned_of(const void* managed, void* context) {
+  if (context != nullptr) return static_cast<Owned*>(context);
+  for (Ownerless& entry : g_ownerless) {
+    if (entry.managed == managed) {
+      Owned* owned = entry.owned;
+      entry = Ownerless{};
+      return owned;
+    }
+  }
+  return nullptr;
+}
+
 // Frees what `owned` holds, then `owned` itself.
 inline void release_owned(Owned* owned) {
   if (owned == nullptr) return;

@@ -46,7 +46,7 @@ using dlc_mock::set_error;
 
 void legacy_deleter(DLManagedTensor* self) {
   if (g_host->deleter_called(g_host->ctx, self) != 0) return;  // ledger recorded a double call
-  dlc_mock::release_owned(static_cast<Owned*>(self->manager_ctx));
+  dlc_mock::release_owned(dlc_mock::owned_of(self, self->manager_ctx));
   g_host->free(g_host->ctx, self);
 }
 
@@ -71,7 +71,10 @@ void legacy_deleter(DLManagedTensor* self) {
   int rc = dlc_mock::build_dltensor(request.tensor, &managed->dl_tensor, owned, null_strides_ok,
                                     err, err_len);
   if (rc != DLC_OK) return rc;
-  managed->manager_ctx = owned;
+  if (!dlc_mock::set_context(request.tensor, managed, owned, &managed->manager_ctx)) {
+    set_error(err, err_len, "too many tensors with a NULL manager_ctx alive");
+    return DLC_ERR_INTERNAL;
+  }
   managed->deleter = (request.tensor.options & DLC_SPEC_NULL_DELETER) ? nullptr : legacy_deleter;
   g_host->produced(g_host->ctx, managed);
   out->name = request.raw ? nullptr : "dltensor";
@@ -91,7 +94,7 @@ constexpr uint32_t kMajor = DLC_HDR_MAJOR, kMinor = DLC_HDR_MINOR;
 
 void versioned_deleter(struct DLManagedTensorVersioned* self) {
   if (g_host->deleter_called(g_host->ctx, self) != 0) return;
-  dlc_mock::release_owned(static_cast<Owned*>(self->manager_ctx));
+  dlc_mock::release_owned(dlc_mock::owned_of(self, self->manager_ctx));
   g_host->free(g_host->ctx, self);
 }
 
@@ -110,7 +113,10 @@ int make_versioned(const DLCRequest& request, DLCHandoff* out, char* err, size_t
   if (managed == nullptr) return DLC_ERR_INTERNAL;
   managed->version.major = kMajor;
   managed->version.minor = kMinor;
-  managed->manager_ctx = owned;
+  if (!dlc_mock::set_context(request.tensor, managed, owned, &managed->manager_ctx)) {
+    set_error(err, err_len, "too many tensors with a NULL manager_ctx alive");
+    return DLC_ERR_INTERNAL;
+  }
   managed->deleter = (request.tensor.options & DLC_SPEC_NULL_DELETER) ? nullptr : versioned_deleter;
 #if DLC_KIND != DLC_KIND_future_major
   const bool null_strides_ok = DLC_BUG_ID == DLC_BUG_null_strides || (kMajor == 1 && kMinor < 2);
@@ -132,7 +138,7 @@ int make_versioned(const DLCRequest& request, DLCHandoff* out, char* err, size_t
 #else
   if (request.tensor.options & DLC_SPEC_SUBBYTE_PADDED) {
     // This header has no padded flag (FLAG-3 is v1.1): refuse rather than mislabel the layout.
-    dlc_mock::release_owned(owned);
+    dlc_mock::release_owned(dlc_mock::owned_of(managed, managed->manager_ctx));
     g_host->free(g_host->ctx, managed);
     set_error(err, err_len, "DLPack < 1.1 cannot say IS_SUBBYTE_TYPE_PADDED (FLAG-3)");
     return DLC_ERR_BUFFER;

@@ -9,6 +9,11 @@ in tools/gpu-check):
   pending write passes. One that ignores the stream is stream-not-synchronised [STRM-1]. The
   canary (the stream dropped) passes when it reads early, and fails when it does not: then the
   wait was too short to judge. An adapter with no pending write is n/a.
+- The CUDA mock producer's memory into F (devices/*/F/dlconform-cuda-producer@v1.3/...). F that
+  passes the stream it reads on, and reads the values after the write, passes. F that passes no
+  stream while it reads on another is wrong-stream-passed [STRM-1], and F that passes 0 is
+  bad-stream-value [STRM-2], whatever values it read. The canary (a producer that ignores the
+  stream) passes when F reads early, and fails when it does not.
 
 Needs $PYTHON_BRIDGE (_dlconform's .so); $DLC_PRELOAD, the sanitizer runtimes a sanitized bridge
 needs in this unsanitized interpreter. Exit 77 (skip) without the bridge, or 1 under CI
@@ -111,6 +116,47 @@ for name, fw, early, planted in (("raced", Racing(True), True, False),
                                                          planted)()
     print(name, verdict, cls, rule, detail, sep="\t")
 
+# The CUDA mock producer's memory into F: framework_imports' stand-in builds the producer (which
+# makes the stream it is given wait, unless planted), hands it to F through `wrap`, and judges the
+# values F read as the bridge's judge would (wrong-data when they are the stale ones).
+class MemoryConsumer(StandIn):
+    def __init__(self, passes, early=True):
+        super().__init__((2, 0), ())
+        self.passes, self.early = passes, early  # the stream it passes; it reads on stream 7
+
+    def import_(self, obj):
+        keywords = {"max_version": (1, 3)}
+        if self.passes != "not passed":
+            keywords["stream"] = self.passes
+        obj.__dlpack__(**keywords)
+        landed = obj.inner.waited == 7 or not self.early
+        return obj.inner.final if landed else obj.inner.stale
+
+
+class MemoryHelpers:
+    @staticmethod
+    def framework_imports(fw, producer_path, entry, profile, wrap=None):
+        def body():
+            producer = Pending(np.arange(4, dtype="float32"), syncs=producer_path != "ignores")
+            seen = fw.import_(wrap(producer))
+            if (seen == producer.final).all():
+                return ("pass", "", "", "", "imported correctly")
+            return ("fail", "wrong-data", "LAY-4", "ERROR", "expected the producer's values")
+        return body
+
+
+ENTRY = {"name": "cuda/f32_8x8", "device": 2}
+for name, fw, path, planted in (("memory", MemoryConsumer(7), "syncs", False),
+                                ("memory-passes-none", MemoryConsumer("not passed"), "syncs",
+                                 False),
+                                ("memory-passes-zero", MemoryConsumer(0), "syncs", False),
+                                ("memory-canary", MemoryConsumer(7), "ignores", True),
+                                ("memory-canary-too-slow", MemoryConsumer(7, early=False),
+                                 "ignores", True)):
+    verdict, cls, rule, _, detail = devices.cuda_memory_import(fw, path, ENTRY, None,
+                                                               MemoryHelpers, planted)()
+    print(name, verdict, cls, rule, detail, sep="\t")
+
 for name, device, refuses in (("cuda", (2, 0), ()), ("cuda-refuses-none", (2, 0), (None,)),
                               ("cuda-refuses-legacy", (2, 0), (1,)),
                               ("cuda-refuses-per-thread", (2, 0), (2,)),
@@ -134,7 +180,12 @@ EXPECTED = {"cuda": ("pass", "", ""),
             "raced-ignores-stream": ("fail", "stream-not-synchronised", "STRM-1"),
             "raced-canary": ("pass", "", ""),
             "raced-canary-too-slow": ("fail", "plugin-error", ""),
-            "raced-no-pending-write": ("skip", "", "")}
+            "raced-no-pending-write": ("skip", "", ""),
+            "memory": ("pass", "", ""),
+            "memory-passes-none": ("fail", "wrong-stream-passed", "STRM-1"),
+            "memory-passes-zero": ("fail", "bad-stream-value", "STRM-2"),
+            "memory-canary": ("pass", "", ""),
+            "memory-canary-too-slow": ("fail", "plugin-error", "")}
 
 
 def main():

@@ -557,10 +557,12 @@ PyObject* forget(PyObject*, PyObject* args) {
 }
 
 // guarded_blocks(): blocks of the guard arena still live in this process (never deleted: a
-// framework's leak, or a capsule it keeps), out of how many it can hold.
+// framework's leak, or a capsule it keeps), out of how many it can hold, and whether the arena
+// is three quarters used (live blocks, or the address space its freed blocks keep).
 PyObject* guarded_blocks(PyObject*, PyObject*) {
-  return Py_BuildValue("(nn)", static_cast<Py_ssize_t>(host().arena.live_blocks()),
-                       static_cast<Py_ssize_t>(dlc::GuardArena::kMaxLiveBlocks));
+  return Py_BuildValue("(nnO)", static_cast<Py_ssize_t>(host().arena.live_blocks()),
+                       static_cast<Py_ssize_t>(dlc::GuardArena::kMaxLiveBlocks),
+                       host().arena.nearly_full() ? Py_True : Py_False);
 }
 
 PyObject* deleter_calls(PyObject*, PyObject* args) {
@@ -709,7 +711,8 @@ PyMethodDef module_methods[] = {
     {"interpose", interpose, METH_VARARGS, "Count a capsule's deleter calls: (handle, interposed)."},
     {"deleter_calls", deleter_calls, METH_VARARGS, "Deleter calls on an interposed struct."},
     {"guarded_blocks", guarded_blocks, METH_NOARGS,
-     "(live, capacity): blocks of the guard arena still live in this process."},
+     "(live, capacity, nearly_full): blocks of the guard arena still live in this process, "
+     "and whether it is three quarters used."},
     {"capsule_kind", capsule_kind, METH_VARARGS,
      "capsule_kind(capsule): 'legacy' or 'versioned M.m'."},
     {"forget", forget, METH_VARARGS, "Drop an interposed struct's ledger entry."},

@@ -17,6 +17,12 @@ Cases (after SCENARIO/ENV/), F a framework on a device, B any other of the run:
       stream, read at once by the CUDA mock consumer on the stream it passed (STRM-1); .../raced/
       planted-drops-stream/...: the same with the stream dropped, which must read early (the
       canary).
+  devices/F@V/dlconform-cuda-producer@v1.3/M/T   the CUDA mock producer's tensor T in real
+      CUDA memory M (device, pinned or managed), its write still pending on the producer's
+      stream, into F's from_dlpack: F passes the stream it reads on (STRM-1, STRM-2), and the
+      judge reads F's values (LAY-4) and the deleter (LIFE-3). The same into F from
+      planted-cuda-ignores-stream-producer@v1.3, whose tensor cuda/f32_8x8 makes no stream wait,
+      so F must read it early (the canary).
   devices/F@V/C@H/T  every mock consumer (a C plugin of each header, through the bridge) given
       F's tensor: it refuses, calls the deleter once (DEV-3, LIFE-3); .../T/dl_device=cpu: its
       caller asked for a host copy, which it imports, IS_COPIED (FLAG-2).
@@ -376,6 +382,50 @@ def raced_export(fw, new_consumer, helpers, planted):
     return body
 
 
+# --- the CUDA mock producer's memory, its write pending, into F -----------------------------------
+
+CUDA_MEMORIES = ("cuda/", "cuda_host/", "cuda_managed/")
+
+
+def cuda_memory_import(fw, producer_path, entry, profile, helpers, planted):
+    """The CUDA mock producer's tensor, written behind a 50 ms hold on the producer's stream, into
+    F's from_dlpack. F must pass the stream it reads on (never 0; STRM-1, STRM-2) and then reads
+    the producer's values; the judge of every mock import decides the rest. `planted`: the
+    producer ignores the stream it is given, so F reads before the write lands; right values
+    would mean the hold is too short to judge F, and the case fails."""
+    recorders = []
+
+    def record(mock):
+        recorders.append(Recorder(mock, device=tuple(mock.__dlpack_device__())))
+        return recorders[-1]
+
+    judged = helpers.framework_imports(fw, producer_path, entry, profile, wrap=record)
+
+    def body():
+        current = fw.stream()
+        result = judged()
+        calls = [c for r in recorders for c in r.calls]
+        text = calls_text(calls)
+        if planted:
+            if result[0] == "fail" and result[1] == "wrong-data":
+                return ("pass", "", "", "", "canary caught: from a producer that ignores the "
+                        f"stream, {fw.label} read the values from before the pending write")
+            return outcome(bridge.make_finding(
+                "plugin-error", "", f"expected {fw.label} to read the planted producer's values "
+                f"before its pending write landed but found: {result[0]} {result[4][:160]}: the "
+                f"hold is too short to judge {fw.label}"), "")
+        for call in calls:
+            if call["kind"] != "dlpack":
+                continue
+            finding = stream_finding(fw.label, entry["device"], call.get("stream", "not passed"),
+                                     current)
+            if finding is not None:
+                cls, rule, severity, words = finding
+                return outcome((cls, rule, severity, f"{words} [calls: {text}]"), "")
+        return result[:4] + (f"{result[4]} [calls: {text}]",)
+    return body
+
+
 # --- pairs across devices ----------------------------------------------------------------------
 
 def device_pair(a, build, b, keywords, helpers, rule, tensor):
@@ -544,11 +594,11 @@ def xapi_work_stream(fw):
 
 # --- the plan ------------------------------------------------------------------------------------
 
-def plan_device_cases(frameworks, producer_path_of, consumer_path_of, env, helpers):
+def plan_device_cases(frameworks, producer_path_of, plugin_path_of, env, helpers):
     """Every device case of this environment's frameworks (see the module's docstring)."""
     cases = []
     catalogue = bridge.tensor_names()
-    cuda_consumer = consumer_path_of("cuda-consumer", "v1.3")
+    cuda_consumer = plugin_path_of("cuda-consumer", "v1.3")
     for fw in frameworks:
         if fw.partner_only or not on_device(fw):
             continue
@@ -583,7 +633,7 @@ def plan_device_cases(frameworks, producer_path_of, consumer_path_of, env, helpe
                     raced_export(fw, lambda path=cuda_consumer: bridge.PluginConsumer(path),
                                  helpers, planted), "STRM-1", (fw,)))
         for consumer, header in (MOCK_CONSUMERS if exporting else []):
-            cpath = consumer_path_of(consumer, header)
+            cpath = plugin_path_of(consumer, header)
             if cpath is None:
                 continue
             label = f"{consumer}@{header}"
@@ -593,6 +643,19 @@ def plan_device_cases(frameworks, producer_path_of, consumer_path_of, env, helpe
                                   consumer, header, name,
                                   mock_consumer_import(fw, cpath, label, host_copy, helpers),
                                   "DEV-3", (fw,)))
+        for producer, planted in (("cuda-producer", False),
+                                  ("planted-cuda-ignores-stream-producer", True)):
+            cpath = plugin_path_of(producer, "v1.3") if fw.imports and fw.device[0] == 2 else None
+            label = "dlconform-cuda-producer" if not planted else producer
+            for t in (catalogue if cpath is not None else []):
+                if not t["name"].startswith(CUDA_MEMORIES) or \
+                        (planted and t["name"] != "cuda/f32_8x8"):
+                    continue
+                cases.append(Case(
+                    f"devices/{env}/{own}/{label}@v1.3/{t['name']}", "devices", label, "v1.3",
+                    short, own, t["name"],
+                    cuda_memory_import(fw, cpath, t, fw.profile(), helpers, planted),
+                    "STRM-1" if planted else t["rule"], (fw,)))
         if path is not None and fw.imports:
             cases.append(Case(f"asks/{env}/{own}/device=own", "asks", "versioned-producer",
                               "versioned-producer@v1.3", short, own, "device=own",

@@ -457,8 +457,8 @@ def plan(frameworks, producers_dir, env):
         path = os.path.join(producers_dir, f"dlc-{producer}-{header.replace('.', '_')}.so")
         return path if os.path.exists(path) else None
 
-    def consumer_path_of(consumer, header):  # beside the producers (installed) or in consumers/
-        stem = f"dlc-{consumer}-{header.replace('.', '_')}.so"
+    def plugin_path_of(plugin, header):  # beside the producers (installed), consumers/ or cuda/
+        stem = f"dlc-{plugin}-{header.replace('.', '_')}.so"
         for folder in (producers_dir, os.path.join(os.path.dirname(producers_dir), "consumers"),
                        os.path.join(os.path.dirname(producers_dir), "cuda")):
             if os.path.exists(os.path.join(folder, stem)):
@@ -603,8 +603,9 @@ def plan(frameworks, producers_dir, env):
     # 6. Frameworks on a device other than the host (dlconform_devices.py).
     helpers = types.SimpleNamespace(expected_of=expected_of, logical=logical, Proxy=Proxy,
                                     deleter_calls_settled=deleter_calls_settled,
-                                    constructions=constructions, make_array=make_array)
-    cases += plan_device_cases(frameworks, producer_path_of, consumer_path_of, env, helpers)
+                                    constructions=constructions, make_array=make_array,
+                                    framework_imports=framework_imports)
+    cases += plan_device_cases(frameworks, producer_path_of, plugin_path_of, env, helpers)
     return cases
 
 

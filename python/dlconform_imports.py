@@ -34,10 +34,12 @@ def expected_of(fw, value):
             "read_only": fw.writable(value) is False and fw.writable_concept}
 
 
-def framework_imports(fw, producer_path, entry, profile, api=None, versioned_capsule=False):
+def framework_imports(fw, producer_path, entry, profile, api=None, versioned_capsule=False,
+                      wrap=None):
     """A mock producer's tensor, in guarded memory, to fw's importer; the judge decides. With
     `api`, through that capsule-only importer (a legacy capsule, or with `versioned_capsule` a
-    dltensor_versioned one, which it may refuse but must not misread)."""
+    dltensor_versioned one, which it may refuse but must not misread). `wrap(mock)`: what
+    from_dlpack is given instead of the mock itself (a Recorder of its calls)."""
     tensor = entry["name"]
 
     def body():
@@ -45,7 +47,7 @@ def framework_imports(fw, producer_path, entry, profile, api=None, versioned_cap
         error = None
         try:
             if api is None:
-                value = fw.import_(mock)
+                value = fw.import_(mock if wrap is None else wrap(mock))
             elif versioned_capsule:
                 value = fw.capsule_imports[api](mock.__dlpack__(max_version=(1, 3)))
             else:

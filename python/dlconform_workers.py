@@ -337,8 +337,9 @@ class Worker:
                     os.lseek(err, 0, os.SEEK_SET)
                     result = run_case(cases[index])
                     out = f"{index}\x1f" + "\x1f".join(clean(x) for x in result) + "\n"
-                    live, capacity = bridge.guarded_blocks()
-                    retire = live > capacity * 3 // 4  # leaked imports fill the arena: a fresh one
+                    # Leaked imports, or the freed blocks a worker keeps in quarantine, fill the
+                    # arena: a fresh worker, before an allocation fails.
+                    retire = bridge.guarded_blocks()[2]
                     if retire:
                         out += RETIRED + "\n"
                     os.write(result_write, out.encode("utf-8", "replace"))
@@ -442,6 +443,11 @@ def run_all(cases, timeout, jobs, emit, progress):
         now = time.monotonic()
         for i, w in enumerate(slots):
             if w.current is not None and w.deadline <= now and w.results not in ready:
+                # emit() may have blocked for a while (dlconform reads a driver's records only
+                # once the mocks' cases are done): a worker whose result came meanwhile is no
+                # timeout, and is read on the next round.
+                if select.select([w.results], [], [], 0)[0]:
+                    continue
                 os.kill(w.pid, signal.SIGKILL)
                 emit(cases[w.current], w.death(cases[w.current], timeout))
                 slots[i] = Worker(cases, i)

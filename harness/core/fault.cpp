@@ -1,5 +1,7 @@
 #include "fault.h"
 
+#include <cxxabi.h>
+
 #include <fcntl.h>
 #include <sys/uio.h>
 #include <ucontext.h>
@@ -8,6 +10,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
+#include <typeinfo>
 
 namespace dlc {
 namespace {
@@ -178,5 +182,22 @@ void route_fatal_signals(void (*handler)(int, siginfo_t*, void*), int count) noe
   const int signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP};
   for (int k = 0; k < count && k < 6; ++k) sigaction(signals[k], &action, nullptr);
 }
+
+namespace {
+
+[[noreturn]] void terminate_naming_type() {
+  const char* prefix = "terminate called after throwing an instance of ";
+  const std::type_info* type = abi::__cxa_current_exception_type();
+  const char* name = type != nullptr ? type->name() : "(no exception)";
+  const struct iovec parts[] = {{const_cast<char*>(prefix), std::strlen(prefix)},
+                                {const_cast<char*>(name), std::strlen(name)},
+                                {const_cast<char*>("\n"), 1}};
+  (void)!writev(STDERR_FILENO, parts, 3);
+  std::abort();
+}
+
+}  // namespace
+
+void terminate_without_what() noexcept { std::set_terminate(terminate_naming_type); }
 
 }  // namespace dlc

@@ -2,11 +2,13 @@
 #include "fault.h"
 #include "abi.h"
 
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstring>
+#include <exception>
 
 #include "catch.hpp"
 
@@ -98,3 +100,53 @@ TEST_CASE("fault: a return into garbage is told from a bad call", "[unit]") {
   CHECK_FALSE(f.called_bad_pointer);
 }
 #endif
+
+namespace {
+
+// An exception whose what() reports being called on the pipe: libtorch's c10::Error symbolises
+// a backtrace there.
+struct CostlyError : std::exception {
+  const char* what() const noexcept override {
+    (void)!write(g_pipe[1], "what", 4);
+    return "costly";
+  }
+};
+
+// As an exception that leaves a noexcept function does: terminate with it current.
+[[noreturn]] void terminate_with_costly_error() {
+  try {
+    throw CostlyError();
+  } catch (...) {
+    std::terminate();
+  }
+}
+
+}  // namespace
+
+TEST_CASE("fault: terminate names the exception's type and aborts without its what()", "[unit]") {
+  REQUIRE(pipe(g_pipe) == 0);
+  int err[2];
+  REQUIRE(pipe(err) == 0);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    signal(SIGABRT, SIG_DFL);  // the test framework's own handler would report, not die
+    dup2(err[1], STDERR_FILENO);
+    dlc::terminate_without_what();
+    terminate_with_costly_error();
+    _exit(0);
+  }
+  close(g_pipe[1]);
+  close(err[1]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  char seen[256] = {};
+  const ssize_t what_bytes = read(g_pipe[0], seen, sizeof seen);
+  const ssize_t err_bytes = read(err[0], seen, sizeof seen - 1);
+  close(g_pipe[0]);
+  close(err[0]);
+  CHECK(WIFSIGNALED(status));
+  CHECK(WTERMSIG(status) == SIGABRT);
+  CHECK(what_bytes == 0);
+  REQUIRE(err_bytes > 0);
+  CHECK(std::strstr(seen, "CostlyError") != nullptr);
+}

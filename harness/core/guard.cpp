@@ -213,7 +213,20 @@ void GuardArena::span(const Chunk& c, uint32_t si, size_t size, uintptr_t* from,
   *from = c.base + c.slot_bytes * si + c.body_bytes - *bytes;
 }
 
+bool GuardArena::forget_freed() noexcept {
+  // No slot leaves the quarantine before reset() empties live_, so no entry names a reused slot.
+  size_t kept = 0;
+  for (size_t i = 0; i < live_count_; ++i) {
+    const BlockState state = chunks_[live_[i].chunk].slots[live_[i].slot].state;
+    if (state != BlockState::freed && state != BlockState::available) live_[kept++] = live_[i];
+  }
+  const bool any = kept < live_count_;
+  live_count_ = kept;
+  return any;
+}
+
 void* GuardArena::alloc(size_t size, size_t align, DLCAllocKind kind) noexcept {
+  if (live_count_ == kMaxLive) forget_freed();
   if (live_count_ == kMaxLive || align == 0 || (align & (align - 1)) != 0 ||
       align > page_size() || size > UINT32_MAX) {
     return nullptr;
@@ -252,6 +265,7 @@ void* GuardArena::device_poison(size_t size) noexcept {
 void* GuardArena::no_storage(size_t size) noexcept { return poison(size, BlockState::no_storage); }
 
 void* GuardArena::poison(size_t size, BlockState state) noexcept {
+  if (live_count_ == kMaxLive) forget_freed();
   if (live_count_ == kMaxLive || size > UINT32_MAX) return nullptr;
   uint16_t ci = 0;
   uint32_t si = 0;
@@ -412,6 +426,10 @@ size_t GuardArena::live_blocks() const noexcept {
     if (s.state == BlockState::live || s.state == BlockState::read_only) ++live;
   }
   return live;
+}
+
+bool GuardArena::nearly_full() const noexcept {
+  return live_blocks() > kMaxLive * 3 / 4 || chunk_count_ > kMaxChunks * 3 / 4;
 }
 
 BlockFacts GuardArena::facts(uintptr_t address) const noexcept {

@@ -57,7 +57,8 @@ class GuardArena {
   // How many cases (or fuzz executions) a freed block stays inaccessible and attributed before
   // its slot is reused. A use after delete within that window is caught and named.
   static constexpr uint32_t kQuarantineCases = 16;
-  // How many blocks can be live at once; alloc() fails past it.
+  // How many blocks can be live at once; alloc() fails past it. A process that never resets
+  // (the Python bridge's workers) frees blocks case after case: those no longer count.
   static constexpr size_t kMaxLiveBlocks = 4096;
 
   GuardArena() = default;
@@ -94,6 +95,10 @@ class GuardArena {
   void set_quarantine(uint32_t cases) noexcept { quarantine_ = cases == 0 ? 1 : cases; }
 
   size_t live_blocks() const noexcept;
+  // Whether the arena is three quarters used: live blocks, or address space held by blocks
+  // that a process that never resets has freed (they stay in quarantine). Such a process
+  // should start afresh rather than have alloc() fail at random.
+  bool nearly_full() const noexcept;
   // Async-signal-safe.
   BlockFacts facts(uintptr_t address) const noexcept;
   // System calls made so far (mmap, mprotect, munmap), for the benchmark.
@@ -141,6 +146,8 @@ class GuardArena {
   bool add_chunk(uint32_t size_class) noexcept;
   Slot* find_slot(uintptr_t address, const Chunk** chunk) const noexcept;
   void retire(uint16_t chunk, uint32_t slot) noexcept;        // to the quarantine
+  // Drops from live_ the blocks freed since the last reset; false if every one is still live.
+  bool forget_freed() noexcept;
   void make_available(uint16_t chunk, uint32_t slot) noexcept;  // back to the class's list
   // The pages a block of `size` bytes in slot `si` spans: they end where the guard begins.
   void span(const Chunk& c, uint32_t si, size_t size, uintptr_t* from, size_t* bytes) const noexcept;

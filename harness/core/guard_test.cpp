@@ -6,6 +6,7 @@
 
 #include <cstring>
 #include <set>
+#include <vector>
 
 #include "catch.hpp"
 #include "sanitizer_build.h"
@@ -142,6 +143,25 @@ TEST_CASE("guard: reset frees every block", "[unit]") {
   CHECK(arena.live_blocks() == 100);
   arena.reset();
   CHECK(arena.live_blocks() == 0);
+}
+
+// The Python bridge's workers never reset: a worker that had freed every block it was given
+// failed its 4097th allocation, whichever worker the scheduler had sent the most cases to.
+TEST_CASE("guard: only live blocks count against the limit when nothing resets", "[unit]") {
+  dlc::GuardArena arena;
+  for (size_t i = 0; i < dlc::GuardArena::kMaxLiveBlocks + 100; ++i) {
+    void* p = arena.alloc(64, 8, DLC_ALLOC_DATA);
+    REQUIRE(p != nullptr);
+    arena.free(p);
+  }
+  CHECK(arena.live_blocks() == 0);
+  CHECK_FALSE(arena.nearly_full());
+  std::vector<void*> kept;
+  while (void* p = arena.alloc(64, 8, DLC_ALLOC_DATA)) kept.push_back(p);
+  CHECK(kept.size() == dlc::GuardArena::kMaxLiveBlocks);
+  CHECK(arena.nearly_full());
+  arena.free(kept.back());
+  CHECK(arena.alloc(64, 8, DLC_ALLOC_DATA) != nullptr);
 }
 
 TEST_CASE("guard: the slack before a struct is poisoned, not zero", "[unit]") {

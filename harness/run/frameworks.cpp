@@ -1,6 +1,7 @@
 #include "frameworks.h"
 
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,6 +13,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <memory>
 #include <sstream>
 
 #include "blame.h"
@@ -255,7 +258,66 @@ struct DriverRun {
   bool done = false;  // the driver has exited ...
   int exit_status = 0;  // ... with this status (pclose's)
   std::string unavailable_why;  // the environment cannot run here: no driver, one note
+  double cpu_seconds = 0;  // of the driver and every process it waited for
 };
+
+// The CPU time each environment's driver took last time, kept beside the environments. The
+// longest start first: started in the order given, the `frameworks` environment (the longest by
+// far) ran beside the short ones and `oneapi` began when it ended, alone on one core for its last
+// 10 s. CPU time, not wall time: a driver started early waits, its output unread, while the mocks'
+// cases run.
+std::string driver_seconds_path() { return env_root() + "/.driver-cpu-seconds.tsv"; }
+
+std::map<std::string, double> read_driver_seconds() {
+  std::map<std::string, double> seconds;
+  std::ifstream in(driver_seconds_path());
+  std::string name;
+  double value = 0;
+  while (in >> name >> value) seconds[name] = value;
+  return seconds;
+}
+
+// Best effort: a cache that cannot be written only costs the order next time.
+void write_driver_seconds(const std::vector<DriverRun>& runs) {
+  std::map<std::string, double> seconds = read_driver_seconds();
+  for (const DriverRun& d : runs) {
+    if (d.cpu_seconds > 0 && WIFEXITED(d.exit_status) && WEXITSTATUS(d.exit_status) == 0) {
+      seconds[d.env_name] = d.cpu_seconds;
+    }
+  }
+  const std::string path = driver_seconds_path();
+  const std::string temporary = path + "." + std::to_string(getpid());
+  {
+    std::ofstream out(temporary);
+    for (const auto& [name, value] : seconds) out << name << '\t' << value << '\n';
+    if (!out) {
+      std::remove(temporary.c_str());
+      return;
+    }
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) std::remove(temporary.c_str());
+}
+
+double children_cpu_seconds() {
+  rusage usage{};
+  getrusage(RUSAGE_CHILDREN, &usage);
+  auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+// The order the runs start in: the longest last time first, one never timed before all.
+std::vector<size_t> start_order(const std::vector<DriverRun>& runs) {
+  const std::map<std::string, double> seconds = read_driver_seconds();
+  auto last = [&](size_t i) {
+    auto it = seconds.find(runs[i].env_name);
+    return it == seconds.end() ? 1e30 : it->second;
+  };
+  std::vector<size_t> order(runs.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return last(a) > last(b); });
+  return order;
+}
 
 // The driver's command line in `python`; `variables` is what the environment needs set
 // (environment_prefix), "" for none.
@@ -373,63 +435,95 @@ size_t environments_at_once(std::string* error) {
   return static_cast<size_t>(n);
 }
 
-// Runs every driver of `runs`, environments_at_once() at a time, and collects their records in the
-// order of `runs`, whatever order they finish in; `done` is called for each run, in that order,
-// once its cases are in `out`.
-bool run_drivers(std::vector<DriverRun>& runs, const std::string& script,
-                 std::vector<CaseResult>* out, RunInfo* info, std::string* error,
-                 const std::function<void(const std::string&)>& done) {
-  const size_t at_once = environments_at_once(error);
-  if (at_once == 0) return false;
-  size_t next = 0, collected = 0;
+}  // namespace
+
+// Every driver of a run and where it stands. The drivers start environments_at_once() at a time,
+// the longest last time first (start_drivers); their records are collected in the order of
+// `runs`, whatever order they finish in (collect_drivers).
+struct DriverPool {
+  std::vector<DriverRun> runs;
+  std::string script;
+  std::vector<size_t> order;  // of starting, into `runs`
+  size_t at_once = 0;
+  size_t next = 0;       // into `order`: the next to start
+  size_t collected = 0;  // into `runs`: those before it are in `out`
   std::vector<size_t> running;
-  bool ok = true;
-  auto start = [&](DriverRun& d) {
+  bool keep_seconds = false;  // this run's times are kept for the next run's order
+  ~DriverPool() {
+    for (size_t i : running) {  // a failed start or a failed run: the others go too
+      if (runs[i].pipe != nullptr) pclose(runs[i].pipe);
+    }
+  }
+};
+
+namespace {
+
+// Starts drivers until environments_at_once() run (or none is left to start).
+bool start_drivers(DriverPool& pool, std::string* error) {
+  while (pool.next < pool.runs.size() && pool.running.size() < pool.at_once) {
+    DriverRun& d = pool.runs[pool.order[pool.next]];
+    if (d.done) {  // nothing to run (unavailable here)
+      ++pool.next;
+      continue;
+    }
     std::fflush(nullptr);  // no buffered output of ours written twice by the child
     d.pipe = popen(d.command.c_str(), "r");
     if (d.pipe == nullptr) {
       *error = d.label + ": cannot run " + d.command;
       return false;
     }
-    return true;
-  };
-  while (ok && (collected < runs.size())) {
-    while (ok && next < runs.size() && running.size() < at_once) {
-      if (runs[next].done) {  // nothing to run (unavailable here)
-        ++next;
-        continue;
-      }
-      ok = start(runs[next]);
-      if (ok) running.push_back(next++);
-    }
-    if (!ok) break;
+    pool.running.push_back(pool.order[pool.next++]);
+  }
+  return true;
+}
+
+// Runs every driver of the pool to its end and collects its records; `done` is called for each
+// run, in the order of `runs`, once its cases are in `out`.
+bool collect_drivers(DriverPool& pool, std::vector<CaseResult>* out, RunInfo* info,
+                     std::string* error, const std::function<void(const std::string&)>& done) {
+  std::vector<DriverRun>& runs = pool.runs;
+  while (pool.collected < runs.size()) {
+    if (!start_drivers(pool, error)) return false;
     std::vector<pollfd> fds;
-    for (size_t i : running) fds.push_back(pollfd{fileno(runs[i].pipe), POLLIN, 0});
+    for (size_t i : pool.running) fds.push_back(pollfd{fileno(runs[i].pipe), POLLIN, 0});
     if (!fds.empty() && poll(fds.data(), fds.size(), -1) < 0 && errno != EINTR) {
       *error = std::string("--framework: poll: ") + std::strerror(errno);
-      ok = false;
-      break;
+      return false;
     }
     for (size_t k = fds.size(); k-- > 0;) {
       if (fds[k].revents == 0) continue;
-      DriverRun& d = runs[running[k]];
+      DriverRun& d = runs[pool.running[k]];
       if (read_driver(d)) continue;
+      // What pclose reaps (the shell, the driver, and through them its workers) is all this
+      // run's: its CPU time is the difference.
+      const double before = children_cpu_seconds();
       d.exit_status = pclose(d.pipe);
+      d.cpu_seconds = children_cpu_seconds() - before;
       d.pipe = nullptr;
       d.done = true;
-      running.erase(running.begin() + static_cast<std::ptrdiff_t>(k));
+      pool.running.erase(pool.running.begin() + static_cast<std::ptrdiff_t>(k));
     }
     // The records wait until every run before them is in: the order stays `runs`'.
-    for (; ok && collected < runs.size() && runs[collected].done; ++collected) {
-      DriverRun& c = runs[collected];
-      ok = finish_driver(c, script, out, info, error);
-      if (ok && done) done(c.env_name);
+    for (; pool.collected < runs.size() && runs[pool.collected].done; ++pool.collected) {
+      DriverRun& c = runs[pool.collected];
+      if (!finish_driver(c, pool.script, out, info, error)) return false;
+      if (done) done(c.env_name);
     }
   }
-  for (size_t i : running) {  // a failed start or a failed run: the others go too
-    if (runs[i].pipe != nullptr) pclose(runs[i].pipe);
-  }
-  return ok;
+  if (pool.keep_seconds) write_driver_seconds(runs);
+  return true;
+}
+
+// A pool of `runs`, ready to start.
+bool make_pool(std::vector<DriverRun> runs, const std::string& script, bool keep_seconds,
+               DriverPool* pool, std::string* error) {
+  pool->at_once = environments_at_once(error);
+  if (pool->at_once == 0) return false;
+  pool->runs = std::move(runs);
+  pool->script = script;
+  pool->order = start_order(pool->runs);
+  pool->keep_seconds = keep_seconds;
+  return true;
 }
 
 // The driver's --filter: the cases it leaves out never run.
@@ -439,11 +533,12 @@ std::string filter_argument(const std::string& filter) {
 
 }  // namespace
 
-bool run_framework_cases(const std::vector<std::string>& requested,
-                         const std::string& producers_dir, double timeout,
-                         const std::string& filter,
-                         std::vector<CaseResult>* out, RunInfo* info, std::string* error,
-                         const std::function<void(const std::string&)>& env_done) {
+FrameworkRows::FrameworkRows() = default;
+FrameworkRows::~FrameworkRows() = default;
+
+bool FrameworkRows::start(const std::vector<std::string>& requested,
+                          const std::string& producers_dir, double timeout,
+                          const std::string& filter, std::string* error) {
   std::string module_dir, script;
   if (!find_driver(&module_dir, &script, error)) {
     *error = "--framework: " + *error;
@@ -475,7 +570,28 @@ bool run_framework_cases(const std::vector<std::string>& requested,
                                  timeout);
     }
   }
-  return run_drivers(runs, script, out, info, error, env_done);
+  pool_ = std::make_unique<DriverPool>();
+  // A filtered run's times say nothing of the whole run's.
+  return make_pool(std::move(runs), script, filter.empty(), pool_.get(), error) &&
+         start_drivers(*pool_, error);
+}
+
+bool FrameworkRows::finish(std::vector<CaseResult>* out, RunInfo* info, std::string* error,
+                           const std::function<void(const std::string&)>& env_done) {
+  if (pool_ == nullptr) return true;
+  const bool ok = collect_drivers(*pool_, out, info, error, env_done);
+  pool_.reset();
+  return ok;
+}
+
+bool run_framework_cases(const std::vector<std::string>& requested,
+                         const std::string& producers_dir, double timeout,
+                         const std::string& filter,
+                         std::vector<CaseResult>* out, RunInfo* info, std::string* error,
+                         const std::function<void(const std::string&)>& env_done) {
+  FrameworkRows rows;
+  return rows.start(requested, producers_dir, timeout, filter, error) &&
+         rows.finish(out, info, error, env_done);
 }
 
 bool check_library_run(LibraryRun* run, std::string* error) {
@@ -550,7 +666,9 @@ bool run_library_cases(const LibraryRun& run, const std::string& producers_dir, 
   runs[0].python = run.python;
   runs[0].command = driver_command("module", run.python, "", args, module_dir, script,
                                    producers_dir, timeout);
-  return run_drivers(runs, script, out, info, error, nullptr);
+  DriverPool pool;
+  return make_pool(std::move(runs), script, false, &pool, error) &&
+         collect_drivers(pool, out, info, error, nullptr);
 }
 
 }  // namespace dlc

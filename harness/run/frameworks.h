@@ -15,6 +15,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -65,6 +66,26 @@ FrameworkEnv resolve_framework_env(const std::string& name);
                                        std::vector<CaseResult>* out, RunInfo* info,
                                        std::string* error,
                                        const std::function<void(const std::string&)>& env_done = {});
+
+// The framework rows in two steps, so that their drivers start (an interpreter, the framework
+// imports, probes and plan: serial work, seconds each) while the mocks' cases run: start() checks
+// the environments and starts the first drivers; finish() runs the rest and collects every
+// record, as run_framework_cases does. A run started and not finished is stopped.
+struct DriverPool;
+class FrameworkRows {
+ public:
+  FrameworkRows();
+  ~FrameworkRows();
+  FrameworkRows(const FrameworkRows&) = delete;
+  FrameworkRows& operator=(const FrameworkRows&) = delete;
+  [[nodiscard]] bool start(const std::vector<std::string>& envs, const std::string& producers_dir,
+                           double timeout, const std::string& filter, std::string* error);
+  [[nodiscard]] bool finish(std::vector<CaseResult>* out, RunInfo* info, std::string* error,
+                            const std::function<void(const std::string&)>& env_done = {});
+
+ private:
+  std::unique_ptr<DriverPool> pool_;
+};
 
 // Libraries judged by name in one interpreter (--module NAME[=PROFILE], --adapter FILE.py,
 // --python PATH): the run's environment is called "module" in case ids.

@@ -135,7 +135,10 @@ void on_fault(int sig, siginfo_t* info, void* context) {
   _exit(86);
 }
 
-void install_fault_handlers() { route_fatal_signals(on_fault); }
+void install_fault_handlers() {
+  route_fatal_signals(on_fault);
+  terminate_without_what();
+}
 
 // The sanitizer's or the runtime's own words, from the dead worker's output.
 std::string last_words(const std::string& path) {

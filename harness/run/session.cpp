@@ -151,6 +151,7 @@ bool run_matrix(const MatrixConfig& config, MatrixRun* out, std::string* error,
   std::vector<CaseDef> cases;
   std::chrono::steady_clock::time_point started;
   bool ran = false;
+  FrameworkRows framework_rows;
   {
     // plan_filtered starts the worker template; it serves this run only, whatever way it ends.
     const WorkerTemplateStopper stop_template;
@@ -159,6 +160,15 @@ bool run_matrix(const MatrixConfig& config, MatrixRun* out, std::string* error,
     }
     if (config.started) config.started(participants.size(), cases.size());
     started = std::chrono::steady_clock::now();
+    // The framework drivers start now (after the template's fork, which they need not be part
+    // of): their interpreters import while the mocks' workers run, and their records are read
+    // once those are done.
+    if (!config.frameworks.empty() &&
+        !framework_rows.start(config.frameworks, builtin_plugin_dirs().front(),
+                              config.timeout_seconds, config.filter, error)) {
+      *failure = MatrixFailure::harness;
+      return false;
+    }
     RunnerOptions ro;
     ro.jobs = config.jobs;
     ro.case_timeout_seconds = config.timeout_seconds;
@@ -196,9 +206,7 @@ bool run_matrix(const MatrixConfig& config, MatrixRun* out, std::string* error,
       }
       if (config.progress) config.progress(p);
     };
-    if (!run_framework_cases(config.frameworks, builtin_plugin_dirs().front(),
-                             config.timeout_seconds, config.filter, &framework_cases, &info, error,
-                             env_done)) {
+    if (!framework_rows.finish(&framework_cases, &info, error, env_done)) {
       *failure = MatrixFailure::harness;
       return false;
     }

@@ -187,6 +187,10 @@ typedef struct DLCHost {
  *  alone (as a window into a larger buffer is often exported), instead of pointing `data` at the
  *  lowest element. Logically the same tensor (LAY-4). Plugin ABI 2. */
 #define DLC_SPEC_DATA_AT_STORAGE_START 64u
+/** Leave manager_ctx NULL, which dlpack.h allows ("It can also be NULL"): the deleter finds what
+ *  the tensor owns by the struct's address. A consumer must call the deleter all the same
+ *  (LIFE-3). Plugin ABI 2. */
+#define DLC_SPEC_NULL_MANAGER_CTX 128u
 
 /** The fill rule: element k in logical row-major order holds dlc_fill_value_byte(dtype code,
  *  seed, k, j) in its byte j. See below; producers and the harness share it. */
