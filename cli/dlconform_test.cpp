@@ -339,7 +339,7 @@ TEST_CASE("matrix: suppressed findings are known, and --warn-only never fails", 
                    "*       crash-consumer  test plugin that crashes on purpose\n"
                    "XAPI-1  versioned-producer  a stale entry: that party ran, never so\n"
                    "LIFE-3  nobody          not in this run: not stale\n"
-                   "LIFE-3  versioned-producer  fuzz evidence only [fuzz: x/seeds/y.bin]\n");
+                   "LIFE-5  versioned-producer  fuzz evidence only [fuzz: x/seeds/y.bin]\n");
   const Run r = run("matrix --plugin " + env("CRASH_PLUGIN") + filter + " --suppressions " +
                     known + " --json " + json);
   INFO(r.out);

@@ -607,13 +607,16 @@ void on_fault(int sig, siginfo_t* info, void* context) {
   raise(sig);
 }
 
-// begin_case(rule, parties): what a fault during the next case is attributed to.
+// begin_case(rule, parties): what a fault during the next case is attributed to; the case's
+// stray deleter calls start from none.
 PyObject* begin_case(PyObject*, PyObject* args) {
   const char* rule = nullptr;
   const char* parties = nullptr;
   if (!PyArg_ParseTuple(args, "ss", &rule, &parties)) return nullptr;
   g_case_rule = dlc::rule_from_id(rule);
   dlc::SafeText(g_case_parties, sizeof g_case_parties).add(parties);
+  // A stray deleter call is the case's in which it came, not every later case's.
+  host().ledger.clear_stray();
   Py_RETURN_NONE;
 }
 

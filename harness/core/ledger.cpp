@@ -48,10 +48,21 @@ void DeleterLedger::produced(const void* managed) noexcept {
     if (e->calls > 0) *e = Entry{managed};
     return;
   }
+  // A process that never resets (the Python bridge's workers) fills the ledger: the structs
+  // settled long ago make room, or every later deleter call would be stray.
+  if (count_ == kMaxEntries) forget_settled();
   if (count_ < kMaxEntries) {
     entries_[count_] = Entry{};
     entries_[count_++].managed = managed;
   }
+}
+
+void DeleterLedger::forget_settled() noexcept {
+  size_t kept = 0;
+  for (size_t i = 0; i < count_; ++i) {
+    if (entries_[i].calls == 0) entries_[kept++] = entries_[i];
+  }
+  count_ = kept;
 }
 
 bool DeleterLedger::interpose(void* managed, abi::StructKind kind) noexcept {

@@ -44,6 +44,11 @@ class DeleterLedger {
   // Deleter calls on pointers that were never handed out (a copy of a struct, a wild pointer).
   uint32_t stray_calls() const noexcept { return stray_calls_; }
   const char* stray_where() const noexcept { return stray_where_; }
+  // Starts the stray count afresh (the Python bridge, which never resets, at each case).
+  void clear_stray() noexcept {
+    stray_calls_ = 0;
+    stray_where_ = nullptr;
+  }
   void forget(const void* managed) noexcept;
   void reset() noexcept;
 
@@ -54,6 +59,9 @@ class DeleterLedger {
 
  private:
   Entry* find_mutable(const void* managed) noexcept;
+  // Drops the entries whose deleter was called, oldest first, to make room: a second call on one
+  // of them is then counted as stray, still LIFE-3.
+  void forget_settled() noexcept;
   Entry entries_[kMaxEntries];
   size_t count_ = 0;
   uint32_t stray_calls_ = 0;

@@ -83,3 +83,23 @@ TEST_CASE("ledger: a cooperating deleter is not counted twice", "[unit]") {
   (void)legacy_producer_deleter;
   dlc::set_trampoline_ledger(nullptr);
 }
+
+// The Python bridge's workers never reset: once 1,024 structs had been handed out, every later
+// one went unrecorded, and its deleter call counted as stray (JAX 0.12's rows failed so).
+TEST_CASE("ledger: settled structs make room when nothing resets", "[unit]") {
+  dlc::DeleterLedger ledger;
+  static int tensors[dlc::DeleterLedger::kMaxEntries + 10];
+  for (int& t : tensors) {
+    ledger.produced(&t);
+    CHECK(ledger.deleter_called(&t));
+  }
+  CHECK(ledger.stray_calls() == 0);
+  int owed = 0;
+  ledger.produced(&owed);
+  CHECK_FALSE(ledger.deleter_called(&tensors[0]));  // settled long ago: now stray, still LIFE-3
+  CHECK(ledger.stray_calls() == 1);
+  ledger.clear_stray();
+  CHECK(ledger.stray_calls() == 0);
+  CHECK(ledger.deleter_called(&owed));
+  CHECK(ledger.calls(&owed) == 1);
+}
