@@ -414,14 +414,9 @@ def cuda_memory_import(fw, producer_path, entry, profile, helpers, planted):
                 "plugin-error", "", f"expected {fw.label} to read the planted producer's values "
                 f"before its pending write landed but found: {result[0]} {result[4][:160]}: the "
                 f"hold is too short to judge {fw.label}"), "")
-        for call in calls:
-            if call["kind"] != "dlpack":
-                continue
-            finding = stream_finding(fw.label, entry["device"], call.get("stream", "not passed"),
-                                     current)
-            if finding is not None:
-                cls, rule, severity, words = finding
-                return outcome((cls, rule, severity, f"{words} [calls: {text}]"), "")
+        wrong_stream = streams_judged(fw.label, entry["device"], calls, current)
+        if wrong_stream is not None:
+            return wrong_stream
         return result[:4] + (f"{result[4]} [calls: {text}]",)
     return body
 
@@ -540,6 +535,19 @@ def stream_finding(label, device_type, passed, current):
     return None
 
 
+def streams_judged(label, device_type, calls, current):
+    """The first stream_finding among the streams of the __dlpack__ calls a consumer made (a
+    Recorder's), as a case's outcome with the calls; None when every stream passed is right."""
+    for call in calls:
+        if call["kind"] != "dlpack":
+            continue
+        finding = stream_finding(label, device_type, call.get("stream", "not passed"), current)
+        if finding is not None:
+            cls, rule, severity, words = finding
+            return outcome((cls, rule, severity, f"{words} [calls: {calls_text(calls)}]"), "")
+    return None
+
+
 def asks_on_own_device(fw):
     """F's from_dlpack of a producer on F's own device: which stream it passes (STRM-1, STRM-2
     on CUDA; the Array API leaves other devices' streams open, so what F passes is reported)."""
@@ -555,12 +563,10 @@ def asks_on_own_device(fw):
             return outcome(bridge.make_finding(
                 "wrong-data", "LAY-4", f"expected {fw.label} to import its own device's values "
                 f"but found {got.tolist()}"), "")
+        wrong_stream = streams_judged(fw.label, fw.device[0], recorder.calls, current)
+        if wrong_stream is not None:
+            return wrong_stream
         text = calls_text(recorder.calls)
-        for passed in streams:
-            finding = stream_finding(fw.label, fw.device[0], passed, current)
-            if finding is not None:
-                cls, rule, severity, words = finding
-                return outcome((cls, rule, severity, f"{words} [calls: {text}]"), "")
         shown = ", ".join(hex(s) if isinstance(s, int) and not isinstance(s, bool) else
                           (type(s).__name__ if s not in ("not passed", None) else str(s))
                           for s in streams)
@@ -643,9 +649,11 @@ def plan_device_cases(frameworks, producer_path_of, plugin_path_of, env, helpers
                                   consumer, header, name,
                                   mock_consumer_import(fw, cpath, label, host_copy, helpers),
                                   "DEV-3", (fw,)))
+        cuda_importer = fw.imports and fw.device[0] == 2
+        profile = fw.profile() if cuda_importer else None
         for producer, planted in (("cuda-producer", False),
                                   ("planted-cuda-ignores-stream-producer", True)):
-            cpath = plugin_path_of(producer, "v1.3") if fw.imports and fw.device[0] == 2 else None
+            cpath = plugin_path_of(producer, "v1.3") if cuda_importer else None
             label = "dlconform-cuda-producer" if not planted else producer
             for t in (catalogue if cpath is not None else []):
                 if not t["name"].startswith(CUDA_MEMORIES) or \
@@ -654,7 +662,7 @@ def plan_device_cases(frameworks, producer_path_of, plugin_path_of, env, helpers
                 cases.append(Case(
                     f"devices/{env}/{own}/{label}@v1.3/{t['name']}", "devices", label, "v1.3",
                     short, own, t["name"],
-                    cuda_memory_import(fw, cpath, t, fw.profile(), helpers, planted),
+                    cuda_memory_import(fw, cpath, t, profile, helpers, planted),
                     "STRM-1" if planted else t["rule"], (fw,)))
         if path is not None and fw.imports:
             cases.append(Case(f"asks/{env}/{own}/device=own", "asks", "versioned-producer",

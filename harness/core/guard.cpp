@@ -213,16 +213,14 @@ void GuardArena::span(const Chunk& c, uint32_t si, size_t size, uintptr_t* from,
   *from = c.base + c.slot_bytes * si + c.body_bytes - *bytes;
 }
 
-bool GuardArena::forget_freed() noexcept {
+void GuardArena::forget_freed() noexcept {
   // No slot leaves the quarantine before reset() empties live_, so no entry names a reused slot.
   size_t kept = 0;
   for (size_t i = 0; i < live_count_; ++i) {
     const BlockState state = chunks_[live_[i].chunk].slots[live_[i].slot].state;
     if (state != BlockState::freed && state != BlockState::available) live_[kept++] = live_[i];
   }
-  const bool any = kept < live_count_;
   live_count_ = kept;
-  return any;
 }
 
 void* GuardArena::alloc(size_t size, size_t align, DLCAllocKind kind) noexcept {

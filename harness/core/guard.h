@@ -146,8 +146,8 @@ class GuardArena {
   bool add_chunk(uint32_t size_class) noexcept;
   Slot* find_slot(uintptr_t address, const Chunk** chunk) const noexcept;
   void retire(uint16_t chunk, uint32_t slot) noexcept;        // to the quarantine
-  // Drops from live_ the blocks freed since the last reset; false if every one is still live.
-  bool forget_freed() noexcept;
+  // Drops from live_ the blocks freed since the last reset.
+  void forget_freed() noexcept;
   void make_available(uint16_t chunk, uint32_t slot) noexcept;  // back to the class's list
   // The pages a block of `size` bytes in slot `si` spans: they end where the guard begins.
   void span(const Chunk& c, uint32_t si, size_t size, uintptr_t* from, size_t* bytes) const noexcept;
