@@ -31,8 +31,13 @@ EXPECTED = {
     "ignores-copy": {"copy=True": "keyword-dropped STRM-4", "copy=False": "keyword-dropped STRM-4",
                      "memory/copy=True": "copy-not-made STRM-4"},
     "always-copies": {"memory/default": "import-copied STRM-4",
-                      "memory/copy=False": "copy-made STRM-4"},
+                      "memory/copy=False": "copy-made STRM-4",
+                      "from_capsule/memory/default": "import-copied STRM-4"},
 }
+# The consumers with a capsule API (from_capsule), and its asks.
+CAPSULE_API = ("viewing-consumer", "ignores-copy", "always-copies")
+CAPSULE_ASKS = ("from_capsule/memory/default", "from_capsule/bad-input/no-dlpack",
+                "from_capsule/bad-input/not-a-capsule")
 ASKS = ("plain", "after-type-error", "after-buffer-error", "copy=True", "copy=False", "device=cpu",
         "bad-input/no-dlpack", "bad-input/not-a-capsule", "memory/default", "memory/copy=True",
         "memory/copy=False")
@@ -51,7 +56,7 @@ def main():
         seen = {c["id"]: c for c in json.load(f)["cases"]}
     failures = 0
     for consumer, findings in EXPECTED.items():
-        for ask in ASKS:
+        for ask in ASKS + (CAPSULE_ASKS if consumer in CAPSULE_API else ()):
             case = seen.get(f"asks/module/{consumer}@1/{ask}")
             want = findings.get(ask, "none")
             got = "missing" if case is None else (

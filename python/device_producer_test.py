@@ -9,6 +9,10 @@ in tools/gpu-check):
   pending write passes. One that ignores the stream is stream-not-synchronised [STRM-1]. The
   canary (the stream dropped) passes when it reads early, and fails when it does not: then the
   wait was too short to judge. An adapter with no pending write is n/a.
+- Pinned or managed memory a library makes (devices/*/F/memory/KIND/...). Pinned memory that
+  answers kDLCPU, and reads right, passes; one that names itself kDLCUDA is DEV-1's
+  producer-violation, a device_id other than 0 DEV-2's, and a capsule on another device than the
+  answer is the judge's finding.
 - The CUDA mock producer's memory into F (devices/*/F/dlconform-cuda-producer@v1.3/...). F that
   passes the stream it reads on, and reads the values after the write, passes. F that passes no
   stream while it reads on another is wrong-stream-passed [STRM-1], and F that passes 0 is
@@ -30,6 +34,8 @@ import sys
 sys.path[:0] = [sys.argv[1], sys.argv[2]]
 import numpy as np
 import dlconform_devices as devices
+import dlconform_imports as imports
+import dlconform_workers as workers
 
 
 class Array:
@@ -116,6 +122,44 @@ for name, fw, early, planted in (("raced", Racing(True), True, False),
                                                          planted)()
     print(name, verdict, cls, rule, detail, sep="\t")
 
+# Pinned memory, as host memory that names itself `device`: numpy's capsule (kDLCPU) under it.
+class Placed:
+    def __init__(self, data, device):
+        self.data, self.device = data, device
+
+    def __dlpack_device__(self):
+        return self.device
+
+    def __dlpack__(self, stream=None, **keywords):
+        return self.data.__dlpack__(**keywords)
+
+
+class Pinning(StandIn):
+    writable_concept = False
+
+    def __init__(self, device):
+        super().__init__(device, ())
+
+    def writable(self, value):
+        return None
+
+    def memories(self):
+        return {"pinned": lambda array: Placed(array, self.device)}
+
+    def to_np(self, value):
+        return value.data
+
+
+for name, device in (("pinned-as-host", (1, 0)), ("pinned-as-cuda", (2, 0)),
+                     ("pinned-device-id", (3, 1)), ("pinned-as-pinned-host-capsule", (3, 0))):
+    fw = Pinning(device)
+    try:
+        verdict, cls, rule, _, detail = devices.memory_export(
+            fw, "pinned", fw.memories()["pinned"], imports)()
+    except workers.LibraryFault as e:
+        verdict, (cls, rule, _, detail) = "fail", e.finding
+    print(name, verdict, cls, rule, detail, sep="\t")
+
 # The CUDA mock producer's memory into F: framework_imports' stand-in builds the producer (which
 # makes the stream it is given wait, unless planted), hands it to F through `wrap`, and judges the
 # values F read as the bridge's judge would (wrong-data when they are the stale ones).
@@ -185,7 +229,12 @@ EXPECTED = {"cuda": ("pass", "", ""),
             "memory-passes-none": ("fail", "wrong-stream-passed", "STRM-1"),
             "memory-passes-zero": ("fail", "bad-stream-value", "STRM-2"),
             "memory-canary": ("pass", "", ""),
-            "memory-canary-too-slow": ("fail", "plugin-error", "")}
+            "memory-canary-too-slow": ("fail", "plugin-error", ""),
+            "pinned-as-host": ("pass", "", ""),
+            "pinned-as-cuda": ("fail", "producer-violation", "DEV-1"),
+            "pinned-device-id": ("fail", "producer-violation", "DEV-2"),
+            # __dlpack_device__() says kDLCUDAHost, the capsule kDLCPU: the capsule's finding
+            "pinned-as-pinned-host-capsule": ("fail", "producer-violation", "DEV-1")}
 
 
 def main():

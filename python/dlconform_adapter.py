@@ -239,6 +239,13 @@ class Framework:
         holds other values until then. None: the library cannot queue such a wait."""
         return None
 
+    def memories(self):
+        """Arrays it makes in memory of another kind than its usual arrays', by kind: {"pinned":
+        builder} (page-locked host memory, torch's pin_memory()) or {"managed": builder} (CUDA
+        managed memory, CuPy's managed allocator); builder(array) makes one holding a NumPy
+        array's values. Judged on a GPU (devices/*/F/memory/KIND/f32_2x3)."""
+        return {}
+
     def export(self, value):
         return value
 

@@ -13,6 +13,8 @@
       whether its array shares the memory that crossed, by its data pointer (its own export) or by
       a write into that memory, and whether its own write reaches it (STRM-4: copy=True must
       copy unless the producer did, copy=False must not; a default copy is INFO).
+  asks/ENV/B@W/API/memory/default   the same for each capsule API of B (TensorFlow's, MXNet's,
+      Paddle's utils.dlpack.from_dlpack), handed the mock's capsule of __dlpack__().
   immutable/ENV/A@V/dlconform-consumer@v1.3/flag-1b   A's immutable array (JAX's, Arrow's, a
       read-only NumPy view), asked with max_version=(1, 3): a versioned capsule with READ_ONLY
       (FLAG-1b, SHOULD).
@@ -198,14 +200,16 @@ SENTINEL = 4242.0  # written into the producer's memory; the mock's f32_8x8 hold
 
 
 def own_address(fw, value):
-    """Where fw's array keeps its first element, by fw's own export of it; None where it has no
-    export, or its export has no single answer."""
-    if not (fw.exports and fw.dunder):
+    """Where fw's array keeps its first element, by fw's own export of it (__dlpack__, or its
+    export() capsule); None where it has no export, or its export has no single answer."""
+    if not (fw.exports and (fw.dunder or fw.legacy_exports)):
         return None
     try:
         exported = fw.export(value)
     except Exception:  # an array it cannot export (a read-only import, say): no answer
         return None
+    if is_capsule(exported):
+        return bridge.capsule_data(exported)
     return export_address(exported)
 
 
@@ -215,14 +219,18 @@ def first_value(fw, value):
     return float(array.reshape(-1)[0]) if array.size else None
 
 
-def memory(fw, producer_path, copy):
-    """B's from_dlpack(mock, copy=...): shared or copied, judged by memory (STRM-4)."""
+def memory(fw, producer_path, copy, api=None):
+    """B's from_dlpack(mock, copy=...), or its capsule API `api` handed the mock's capsule:
+    shared or copied, judged by memory (STRM-4)."""
     def body():
         mock = bridge.MockTensor(producer_path, ASK_TENSOR)
         recorder = Recorder(mock)
         keywords = {} if copy is None else {"copy": copy}
         try:
-            result = fw.import_(recorder, **keywords)
+            if api is None:
+                result = fw.import_(recorder, **keywords)
+            else:  # the capsule a user hands it: __dlpack__() without keywords
+                result = fw.capsule_imports[api](recorder.__dlpack__())
         except Exception as e:
             if adapter_raised(e, (fw,)):
                 raise
@@ -274,7 +282,8 @@ def memory(fw, producer_path, copy):
                 f"must never copy\") but found its array {words}"), "")
         if copy is None and not shared:
             return outcome(bridge.make_finding(
-                "import-copied", "STRM-4", f"expected {fw.label}'s from_dlpack() to reuse the "
+                "import-copied", "STRM-4", f"expected {fw.label}'s {api or 'from_dlpack'}() to "
+                f"reuse the "
                 f"memory it was handed (copy=None \"must reuse the existing memory buffer if "
                 f"possible\") but found its array {words}"), "")
         if copy is True and shared:
@@ -380,6 +389,12 @@ def plan_consumer_calls(frameworks, producer_path_of, env):
                 cases.append(Case(f"asks/{env}/{own}/{name}", "asks", "versioned-producer",
                                   "versioned-producer@v1.3", short, own, name,
                                   memory(fw, path, copy), "STRM-4", (fw,)))
+        if fw.imports and path is not None:  # a capsule API has no copy keyword: default only
+            for api in sorted(fw.capsule_imports):
+                name = f"{api}/memory/default"
+                cases.append(Case(f"asks/{env}/{own}/{name}", "asks", "versioned-producer",
+                                  "versioned-producer@v1.3", short, own, name,
+                                  memory(fw, path, None, api), "STRM-4", (fw,)))
         if fw.imports:
             for api in ([None] if fw.asks else []) + sorted(fw.capsule_imports):
                 for which in BAD_INPUTS:

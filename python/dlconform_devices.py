@@ -11,6 +11,10 @@ Cases (after SCENARIO/ENV/), F a framework on a device, B any other of the run:
       no allocation of it (host memory that faults on any touch): F never touches it on the
       host (DEV-3); it refuses it with BufferError, or takes it unread.
   devices/F@V/negotiation/dl_device=D,copy=C   the dl_device x copy table (STRM-3, STRM-4).
+  devices/F@V/memory/KIND/f32_2x3   F's array in pinned or managed memory (the adapter's
+      memories(): torch's pin_memory(), CuPy's managed allocator): __dlpack_device__() names a
+      device type that memory has, device_id 0 (DEV-1, DEV-2), and the export reads right (on
+      the host for kDLCPU, else through its host copy).
   devices/F@V/negotiation/streams   stream values by the device's convention: every producer
       exports for None (STRM-1); a CUDA one also for 1, 2 and -1 (STRM-2); 0 is reported.
   devices/F@V/raced/F/dlconform-cuda-consumer@v1.3   F's array, its write still pending on F's
@@ -39,7 +43,9 @@ import sys
 
 import _dlconform as bridge
 from dlconform_asks import Recorder, calls_text, import_recorded, judged_calls
-from dlconform_workers import Case, buffer_error_finding, clean, error_words, outcome
+from dlconform_adapter import make_array
+from dlconform_workers import (Case, buffer_error_finding, clean, device_of, error_words,
+                               outcome)
 
 HOST = (1, 0)
 CUDA_FAMILY = (2, 3, 13)  # CUDA device, pinned host and managed memory
@@ -91,8 +97,9 @@ def flags_finding(capsule_kind, flags, what):
 
 # --- F as a producer -------------------------------------------------------------------------
 
-def device_exports(fw, build, helpers):
-    """F's export on its own device (metadata only), then its host copy (values, IS_COPIED)."""
+def device_exports(fw, build, helpers, device=None):
+    """F's export on its own device (metadata only), then its host copy (values, IS_COPIED).
+    `device`: the device the export must be on, where it is not F's usual one."""
     def body():
         value = build()
         expected = helpers.expected_of(fw, value)
@@ -100,7 +107,7 @@ def device_exports(fw, build, helpers):
         layout = {"shape": expected["shape"], "dtype": expected["dtype"]}
         try:
             seen = bridge.consume(value, max_version=(1, 3), expected=layout, producer=fw.label,
-                                  device=tuple(fw.device))
+                                  device=tuple(device or fw.device))
         except (BufferError, TypeError) as e:
             return ("skip", "", "", "", f"producer refused: {error_words(e)}")
         if seen.get("finding"):  # with what was handed over: the layout is all that was read
@@ -135,6 +142,41 @@ def device_exports(fw, build, helpers):
         return ("pass", "", "", "", f"{seen['capsule']} on device {tuple(seen['device'])}, shape "
                 f"{list(seen['shape'])} (not read on the host); host copy {kind} with IS_COPIED: "
                 f"{copy['elements']} values as {fw.label} has them")
+    return body
+
+
+# The device types an array in each kind of memory may answer: pinned host memory is host memory
+# (kDLCPU) or kDLCUDAHost; CUDA managed memory kDLCUDA or kDLCUDAManaged.
+MEMORY_NAMES = {"pinned": (1, 3), "managed": (2, 13)}
+MEMORY_TENSOR = ((2, 3), "f32_2x3")
+
+
+def memory_export(fw, kind, build, helpers):
+    """F's array in pinned or managed memory: its __dlpack_device__() names a device type that
+    memory has (DEV-1: the planted wrong-device producer's kDLCUDAHost for malloc()ed memory is
+    the same defect), with device_id 0 (DEV-2); its capsule is on that device with the right
+    layout, and its values right: read on the host when it answers kDLCPU, else through the host
+    copy __dlpack__(dl_device=(1, 0)) makes (as every device export)."""
+    def body():
+        value = build(make_array(fw.np, "float32", MEMORY_TENSOR[0]))
+        answer = device_of(fw.label, value)
+        if answer[0] not in MEMORY_NAMES[kind]:
+            named = " or ".join(str(t) for t in MEMORY_NAMES[kind])
+            return outcome(bridge.make_finding(
+                "producer-violation", "DEV-1", f"expected {fw.label}'s __dlpack_device__() of an "
+                f"array in {kind} memory to name device type {named} but found {answer}"), "")
+        if answer[1] != 0:
+            return outcome(bridge.make_finding(
+                "producer-violation", "DEV-2", f"expected {fw.label}'s __dlpack_device__() of an "
+                f"array in {kind} memory to answer device_id 0 but found {answer}"), "")
+        if answer != HOST:
+            return device_exports(fw, lambda: value, helpers, device=answer)()
+        seen = bridge.consume(value, max_version=(1, 3), expected=helpers.expected_of(fw, value),
+                              producer=fw.label)
+        if seen.get("finding"):
+            return outcome(seen["finding"], "")
+        return ("pass", "", "", "", f"{kind} memory as {answer}: {seen['capsule']}, "
+                f"{seen['elements']} values as {fw.label} has them, read on the host")
     return body
 
 
@@ -445,7 +487,7 @@ def device_pair(a, build, b, keywords, helpers, rule, tensor):
         del proxy
         crossed = kinds[-1] if kinds else "no capsule"
         if error is not None:
-            helpers.deleter_calls_settled(handles)
+            helpers.deleter_calls_settled(handles, wait=False)  # not judged here
             if not asks and error.startswith(("TypeError", "NotImplementedError")) and keywords:
                 return ("skip", "", "", "", f"n/a: {b.label}'s from_dlpack takes no "
                         f"{next(iter(keywords))}= ({clean(error)[:100]})")
@@ -481,7 +523,7 @@ def device_pair(a, build, b, keywords, helpers, rule, tensor):
         except Exception as e:
             unreadable = f"{type(e).__name__}: {clean(e)[:100]}"
         del result
-        helpers.deleter_calls_settled(handles)
+        helpers.deleter_calls_settled(handles, wait=False)  # not judged here
         if unreadable is not None:
             return not_judged(f"imported {crossed} as {b.label}'s own array, which it cannot "
                               f"read on the host ({unreadable}): values not compared")
@@ -631,6 +673,11 @@ def plan_device_cases(frameworks, producer_path_of, plugin_path_of, env, helpers
             cases.append(Case(f"devices/{env}/{own}/negotiation/streams", "devices", short, own,
                               "dlconform-caller", "v1.3", "streams", stream_answers(fw), "STRM-2",
                               (fw,)))
+        for kind, build in (sorted(fw.memories().items()) if exporting else []):
+            name = f"memory/{kind}/{MEMORY_TENSOR[1]}"
+            cases.append(Case(f"devices/{env}/{own}/{name}", "devices", short, own,
+                              "dlconform-consumer", "v1.3", name,
+                              memory_export(fw, kind, build, helpers), "DEV-1", (fw,)))
         if exporting and fw.device[0] == 2 and cuda_consumer is not None:
             for planted, producer in ((False, short), (True, "planted-drops-stream")):
                 cases.append(Case(

@@ -17,9 +17,10 @@ that the correct one has no finding.
 
 The memory cases (asks/*/memory/*) need arrays over the producer's memory; these consumers take
 the struct themselves (rename, view, deleter when the last view dies):
-  viewing-consumer       shares what it is handed, copies for copy=True unless IS_COPIED crossed
+  viewing-consumer       shares what it is handed, copies for copy=True unless IS_COPIED crossed;
+                         its capsule API (from_capsule) takes a bare capsule the same way
   ignores-copy           never passes copy on and never copies: copy=True shares
-  always-copies          copies every import, copy=False too
+  always-copies          copies every import, copy=False too, and through its capsule API
 """
 import ctypes
 import os
@@ -190,9 +191,18 @@ def take(capsule):
 class ViewingConsumer(Planted):
     planted = "viewing-consumer"
 
+    def __init__(self):
+        super().__init__()
+        # A capsule API beside from_dlpack, as TensorFlow's and MXNet's (asks/*/API/memory/*).
+        self.capsule_imports = {"from_capsule": self.from_capsule}
+
     def import_(self, obj, copy=None, device=None):
         view, producer_copied = take(checked(self.ask(obj, self.keywords(copy, device))))
         return view.copy() if self.copies(copy, producer_copied) else view
+
+    def from_capsule(self, capsule):
+        view, producer_copied = take(checked(capsule))
+        return view.copy() if self.copies(None, producer_copied) else view
 
     def copies(self, copy, producer_copied):
         return copy is True and not producer_copied

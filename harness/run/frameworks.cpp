@@ -1,6 +1,8 @@
 #include "frameworks.h"
 
+#include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -251,12 +253,13 @@ struct DriverRun {
   std::string python;
   std::string command;
   FILE* pipe = nullptr;
+  pid_t pid = -1;  // the driver's own (its command runs by exec)
   std::string pending;  // the start of a line not ended yet
   std::vector<CaseResult> cases;
   RunInfo info;  // its parties and notes
   std::string bad, fatal;
   bool done = false;  // the driver has exited ...
-  int exit_status = 0;  // ... with this status (pclose's)
+  int exit_status = 0;  // ... with this status (waitpid's)
   std::string unavailable_why;  // the environment cannot run here: no driver, one note
   double cpu_seconds = 0;  // of the driver and every process it waited for
 };
@@ -437,6 +440,47 @@ size_t environments_at_once(std::string* error) {
 
 }  // namespace
 
+// Runs `command` under /bin/sh with its standard output into the returned stream, as popen does,
+// and keeps its pid: the shell execs `env`, which execs the driver, so that a run that fails
+// before the drivers end can stop them (stop_spawned) instead of waiting for them.
+FILE* spawn_reading(const std::string& command, pid_t* pid) {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return nullptr;
+  const std::string exec_command = "exec env " + command;
+  std::fflush(nullptr);  // no buffered output of ours written twice by the child
+  const pid_t child = fork();
+  if (child < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return nullptr;
+  }
+  if (child == 0) {
+    dup2(fds[1], STDOUT_FILENO);  // the copy is not close-on-exec
+    execl("/bin/sh", "sh", "-c", exec_command.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(fds[1]);
+  FILE* stream = fdopen(fds[0], "r");
+  if (stream == nullptr) {
+    close(fds[0]);
+    kill(child, SIGKILL);
+    waitpid(child, nullptr, 0);
+    return nullptr;
+  }
+  *pid = child;
+  return stream;
+}
+
+// Closes a spawned driver's stream and reaps it: its wait status, or -1.
+int close_spawned(FILE* stream, pid_t pid) {
+  std::fclose(stream);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return -1;
+  }
+  return status;
+}
+
 // Every driver of a run and where it stands. The drivers start environments_at_once() at a time,
 // the longest last time first (start_drivers); their records are collected in the order of
 // `runs`, whatever order they finish in (collect_drivers).
@@ -450,8 +494,10 @@ struct DriverPool {
   std::vector<size_t> running;
   bool keep_seconds = false;  // this run's times are kept for the next run's order
   ~DriverPool() {
-    for (size_t i : running) {  // a failed start or a failed run: the others go too
-      if (runs[i].pipe != nullptr) pclose(runs[i].pipe);
+    for (size_t i : running) {  // a failed start or a failed run: the others are stopped
+      if (runs[i].pipe == nullptr) continue;
+      kill(runs[i].pid, SIGKILL);  // its workers leave when their command pipes close
+      close_spawned(runs[i].pipe, runs[i].pid);
     }
   }
 };
@@ -466,8 +512,7 @@ bool start_drivers(DriverPool& pool, std::string* error) {
       ++pool.next;
       continue;
     }
-    std::fflush(nullptr);  // no buffered output of ours written twice by the child
-    d.pipe = popen(d.command.c_str(), "r");
+    d.pipe = spawn_reading(d.command, &d.pid);
     if (d.pipe == nullptr) {
       *error = d.label + ": cannot run " + d.command;
       return false;
@@ -494,10 +539,10 @@ bool collect_drivers(DriverPool& pool, std::vector<CaseResult>* out, RunInfo* in
       if (fds[k].revents == 0) continue;
       DriverRun& d = runs[pool.running[k]];
       if (read_driver(d)) continue;
-      // What pclose reaps (the shell, the driver, and through them its workers) is all this
-      // run's: its CPU time is the difference.
+      // What this reaps (the driver, and through it its workers) is all this run's: its CPU
+      // time is the difference.
       const double before = children_cpu_seconds();
-      d.exit_status = pclose(d.pipe);
+      d.exit_status = close_spawned(d.pipe, d.pid);
       d.cpu_seconds = children_cpu_seconds() - before;
       d.pipe = nullptr;
       d.done = true;

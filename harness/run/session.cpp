@@ -153,6 +153,15 @@ bool run_matrix(const MatrixConfig& config, MatrixRun* out, std::string* error,
   bool ran = false;
   FrameworkRows framework_rows;
   {
+    // The framework drivers start first: their interpreters import (10 to 20 s) while the
+    // plugins load and the mocks' workers run, and their records are read once those are done.
+    // A run that fails before then stops them (FrameworkRows' destructor).
+    if (!config.frameworks.empty() &&
+        !framework_rows.start(config.frameworks, builtin_plugin_dirs().front(),
+                              config.timeout_seconds, config.filter, error)) {
+      *failure = MatrixFailure::harness;
+      return false;
+    }
     // plan_filtered starts the worker template; it serves this run only, whatever way it ends.
     const WorkerTemplateStopper stop_template;
     if (!plan_filtered(config, true, &participants, &cases, &out->planned, error, failure)) {
@@ -160,15 +169,6 @@ bool run_matrix(const MatrixConfig& config, MatrixRun* out, std::string* error,
     }
     if (config.started) config.started(participants.size(), cases.size());
     started = std::chrono::steady_clock::now();
-    // The framework drivers start now (after the template's fork, which they need not be part
-    // of): their interpreters import while the mocks' workers run, and their records are read
-    // once those are done.
-    if (!config.frameworks.empty() &&
-        !framework_rows.start(config.frameworks, builtin_plugin_dirs().front(),
-                              config.timeout_seconds, config.filter, error)) {
-      *failure = MatrixFailure::harness;
-      return false;
-    }
     RunnerOptions ro;
     ro.jobs = config.jobs;
     ro.case_timeout_seconds = config.timeout_seconds;

@@ -33,6 +33,14 @@ class CuPy(DeviceFramework):
         handle = self.module.cuda.get_current_stream().ptr
         return handle if handle != 0 else 1
 
+    def memories(self):
+        def managed(array):  # an array over CUDA managed memory: DLPack's kDLCUDAManaged
+            cp = self.module
+            value = cp.ndarray(array.shape, array.dtype, cp.cuda.malloc_managed(array.nbytes))
+            value.set(array)
+            return value
+        return {"managed": managed}
+
     def pending_write(self, array):
         cp = self.module
         spin = cp.RawKernel(r"""extern "C" __global__ void spin(long long cycles) {

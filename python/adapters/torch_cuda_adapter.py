@@ -41,6 +41,10 @@ class TorchCUDA(Torch):
         handle = self.module.cuda.current_stream(0).cuda_stream
         return handle if handle != 0 else 1
 
+    def memories(self):
+        # A host tensor in page-locked memory (a CUDA host allocation): DLPack's kDLCUDAHost.
+        return {"pinned": lambda array: self.module.from_numpy(array.copy()).pin_memory()}
+
     def pending_write(self, array):
         torch = self.module
         source = super().from_np(array).to("cuda:0")
