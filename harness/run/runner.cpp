@@ -361,10 +361,50 @@ ssize_t receive_with_fd(int socket, void* data, size_t size, int* fd) {
   return n;
 }
 
+// The anonymous memory the plugins' libraries filled when they loaded (allocator arenas, BLAS
+// buffers) in huge pages: a worker's fork then copies one entry per 2 MB instead of 512 (forks
+// were a third of the mocks' CPU time; this saves a fifth of it). Only regions at least half
+// resident and under 1 GB, so that no sparse one (a sanitizer's shadow) grows into huge pages.
+void collapse_dense_anonymous_memory() {
+  constexpr int kCollapse = 25;  // MADV_COLLAPSE (Linux 6.1), which older headers lack
+  constexpr uintptr_t kHuge = uintptr_t{2} << 20;
+  std::ifstream smaps("/proc/self/smaps");
+  std::string line;
+  uintptr_t start = 0, end = 0;
+  bool anonymous = false;
+  std::vector<std::pair<uintptr_t, uintptr_t>> dense;
+  while (std::getline(smaps, line)) {
+    unsigned long a = 0, b = 0;
+    char perms[8] = {};
+    int consumed = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx %7s %*s %*s %*s%n", &a, &b, perms, &consumed) == 3) {
+      start = a;
+      end = b;
+      const std::string rest = line.substr(static_cast<size_t>(consumed));
+      const size_t name = rest.find_first_not_of(' ');
+      anonymous = std::string(perms) == "rw-p" &&
+                  (name == std::string::npos || rest.compare(name, 6, "[heap]") == 0);
+      continue;
+    }
+    unsigned long rss_kb = 0;
+    if (anonymous && std::sscanf(line.c_str(), "Rss: %lu kB", &rss_kb) == 1) {
+      const uintptr_t size = end - start;
+      if (size <= (uintptr_t{1} << 30) && rss_kb * 1024 * 2 >= size) dense.emplace_back(start, end);
+      anonymous = false;
+    }
+  }
+  for (auto [a, b] : dense) {
+    a = (a + kHuge - 1) & ~(kHuge - 1);
+    b &= ~(kHuge - 1);
+    if (b > a) madvise(reinterpret_cast<void*>(a), b - a, kCollapse);  // best effort
+  }
+}
+
 [[noreturn]] void template_main(const std::vector<Participant>& participants, int socket,
                                 pid_t parent) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != parent) _exit(0);
+  collapse_dense_anonymous_memory();
   // A child a worker forked for a case, left behind when a timeout kills the worker's group,
   // comes back here to be reaped.
   prctl(PR_SET_CHILD_SUBREAPER, 1);
