@@ -67,10 +67,16 @@ def outcome(finding, passed_detail):
     return ("pass" if severity == "INFO" else "fail", cls, rule, severity, words)
 
 
+# What a crash handler prints as the process dies (LLVM's, in Intel's SYCL runtime), on some
+# deaths only: no words of the runtime about the crash, and a detail that would change run to run.
+CRASH_HANDLER_BANNERS = ("PLEASE submit a bug report", "Stack dump:")
+
+
 def crash_words(stderr_path):
     try:
         with open(stderr_path, encoding="utf-8", errors="replace") as f:
-            lines = [line.strip() for line in f.read().splitlines() if line.strip()]
+            lines = [line.strip() for line in f.read().splitlines() if line.strip() and
+                     not line.strip().startswith(CRASH_HANDLER_BANNERS)]
     except OSError:
         return ""
     for marker in ("what():", "terminate called", "Error:", "error:"):
