@@ -223,10 +223,14 @@ void GuardArena::forget_freed() noexcept {
   live_count_ = kept;
 }
 
-void* GuardArena::alloc(size_t size, size_t align, DLCAllocKind kind) noexcept {
+bool GuardArena::room_for_live() noexcept {
   if (live_count_ == kMaxLive) forget_freed();
-  if (live_count_ == kMaxLive || align == 0 || (align & (align - 1)) != 0 ||
-      align > page_size() || size > UINT32_MAX) {
+  return live_count_ < kMaxLive;
+}
+
+void* GuardArena::alloc(size_t size, size_t align, DLCAllocKind kind) noexcept {
+  if (!room_for_live() || align == 0 || (align & (align - 1)) != 0 || align > page_size() ||
+      size > UINT32_MAX) {
     return nullptr;
   }
   uint16_t ci = 0;
@@ -263,8 +267,7 @@ void* GuardArena::device_poison(size_t size) noexcept {
 void* GuardArena::no_storage(size_t size) noexcept { return poison(size, BlockState::no_storage); }
 
 void* GuardArena::poison(size_t size, BlockState state) noexcept {
-  if (live_count_ == kMaxLive) forget_freed();
-  if (live_count_ == kMaxLive || size > UINT32_MAX) return nullptr;
+  if (!room_for_live() || size > UINT32_MAX) return nullptr;
   uint16_t ci = 0;
   uint32_t si = 0;
   Slot* s = take_slot(size, &ci, &si);

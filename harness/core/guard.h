@@ -148,6 +148,8 @@ class GuardArena {
   void retire(uint16_t chunk, uint32_t slot) noexcept;        // to the quarantine
   // Drops from live_ the blocks freed since the last reset.
   void forget_freed() noexcept;
+  // Whether a block may go live, after dropping the freed ones from the live list if it is full.
+  bool room_for_live() noexcept;
   void make_available(uint16_t chunk, uint32_t slot) noexcept;  // back to the class's list
   // The pages a block of `size` bytes in slot `si` spans: they end where the guard begins.
   void span(const Chunk& c, uint32_t si, size_t size, uintptr_t* from, size_t* bytes) const noexcept;
