@@ -208,8 +208,6 @@ def own_address(fw, value):
         exported = fw.export(value)
     except Exception:  # an array it cannot export (a read-only import, say): no answer
         return None
-    if is_capsule(exported):
-        return bridge.capsule_data(exported)
     return export_address(exported)
 
 
@@ -283,8 +281,7 @@ def memory(fw, producer_path, copy, api=None):
         if copy is None and not shared:
             return outcome(bridge.make_finding(
                 "import-copied", "STRM-4", f"expected {fw.label}'s {api or 'from_dlpack'}() to "
-                f"reuse the "
-                f"memory it was handed (copy=None \"must reuse the existing memory buffer if "
+                f"reuse the memory it was handed (copy=None \"must reuse the existing memory buffer if "
                 f"possible\") but found its array {words}"), "")
         if copy is True and shared:
             words = "the producer's copy (IS_COPIED) " + words

@@ -75,8 +75,9 @@ CRASH_HANDLER_BANNERS = ("PLEASE submit a bug report", "Stack dump:")
 def crash_words(stderr_path):
     try:
         with open(stderr_path, encoding="utf-8", errors="replace") as f:
-            lines = [line.strip() for line in f.read().splitlines() if line.strip() and
-                     not line.strip().startswith(CRASH_HANDLER_BANNERS)]
+            stripped = (line.strip() for line in f.read().splitlines())
+            lines = [line for line in stripped if line and
+                     not line.startswith(CRASH_HANDLER_BANNERS)]
     except OSError:
         return ""
     for marker in ("what():", "terminate called", "Error:", "error:"):
@@ -234,8 +235,10 @@ def ask_capsule(exported):
 
 
 def export_address(exported):
-    """The first element's address in a capsule of `exported`, asked as a DLPack 1.3 consumer
-    asks; None where it gives none (no export, or no capsule)."""
+    """The first element's address in a capsule of `exported` (an array asked as a DLPack 1.3
+    consumer asks, or a capsule already); None where it gives none (no export, or no capsule)."""
+    if is_capsule(exported):
+        return bridge.capsule_data(exported)
     try:
         capsule = ask_capsule(exported)
     except Exception:

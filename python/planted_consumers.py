@@ -197,12 +197,15 @@ class ViewingConsumer(Planted):
         self.capsule_imports = {"from_capsule": self.from_capsule}
 
     def import_(self, obj, copy=None, device=None):
-        view, producer_copied = take(checked(self.ask(obj, self.keywords(copy, device))))
-        return view.copy() if self.copies(copy, producer_copied) else view
+        return self.taken(self.ask(obj, self.keywords(copy, device)), copy)
 
     def from_capsule(self, capsule):
+        return self.taken(capsule, None)
+
+    def taken(self, capsule, copy):
+        """The capsule taken, and copied where `copy` and what crossed call for it."""
         view, producer_copied = take(checked(capsule))
-        return view.copy() if self.copies(None, producer_copied) else view
+        return view.copy() if self.copies(copy, producer_copied) else view
 
     def copies(self, copy, producer_copied):
         return copy is True and not producer_copied

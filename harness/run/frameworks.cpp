@@ -442,7 +442,7 @@ size_t environments_at_once(std::string* error) {
 
 // Runs `command` under /bin/sh with its standard output into the returned stream, as popen does,
 // and keeps its pid: the shell execs `env`, which execs the driver, so that a run that fails
-// before the drivers end can stop them (stop_spawned) instead of waiting for them.
+// before the drivers end can stop them (DriverPool's destructor) instead of waiting for them.
 FILE* spawn_reading(const std::string& command, pid_t* pid) {
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) return nullptr;
