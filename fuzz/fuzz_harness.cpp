@@ -71,11 +71,19 @@ const char* g_input_file = nullptr;
 // it, built through python/reproducers/dlconform_capsule.py, so that a finding is a reproducer in
 // one step. Empty for a C importer.
 std::string g_python_lead;
+// set_input_extra's line and Python keywords, for the current input.
+std::string g_extra_line;
+std::string g_extra_keywords;
 
 }  // namespace
 
 const TensorInput* current_input() { return g_input; }
 void set_input_rule(dlc::Rule rule) { g_input_rule = rule; }
+void set_input_extra(const std::string& lead, const std::string& words,
+                     const std::string& python_keywords) {
+  g_extra_line = lead.empty() ? "" : "dlconform fuzz: " + lead + ": " + words + "\n";
+  g_extra_keywords = python_keywords.empty() ? "" : ", " + python_keywords;
+}
 
 void write_stderr(const char* text) {
   ssize_t ignored = write(STDERR_FILENO, text, std::strlen(text));
@@ -87,10 +95,12 @@ void print_reproducer() {
     const std::string line = "dlconform fuzz: input: " + describe(*g_input, g_input_versioned) + "\n";
     write_stderr(line.c_str());
   }
+  if (!g_extra_line.empty()) write_stderr(g_extra_line.c_str());
   if (g_input != nullptr && !g_python_lead.empty()) {
     const std::string line = "dlconform fuzz: python: " + g_python_lead +
                              python_keywords(*g_input, g_input_versioned) +
-                             (g_input_versioned ? ", versioned=True" : "") + ")\"\n";
+                             (g_input_versioned ? ", versioned=True" : "") + g_extra_keywords +
+                             ")\"\n";
     write_stderr(line.c_str());
   }
   write_stderr("dlconform fuzz: ");
@@ -647,6 +657,12 @@ DLC_NO_COVERAGE Built build_tensor(const TensorInput& in, bool versioned,
 }
 
 Outcome run_consumer(const dlc::LoadedPlugin& consumer, Built& built) {
+  const Outcome out = hand_to(consumer, built);
+  judge_outcome(consumer, built, out);
+  return out;
+}
+
+Outcome hand_to(const dlc::LoadedPlugin& consumer, Built& built) {
   Outcome out;
   const char* who = label(consumer);
   const char* const offered = built.handoff.name;
@@ -670,7 +686,14 @@ Outcome run_consumer(const dlc::LoadedPlugin& consumer, Built& built) {
   out.error[sizeof out.error - 1] = '\0';
   const char* name = built.handoff.name;
   out.taken = name != nullptr && std::strncmp(name, "used_", 5) == 0;
+  out.offered = offered;
+  return out;
+}
 
+void judge_outcome(const dlc::LoadedPlugin& consumer, const Built& built, const Outcome& out) {
+  const char* who = label(consumer);
+  const char* const offered = out.offered;
+  const char* name = built.handoff.name;
   const dlc::DeleterLedger& ledger = host().ledger;
   const dlc::DeleterLedger::Entry* entry = ledger.find(built.managed);
   // The deleter may run on a thread of the importer's own (LIFE-7): JAX's runtime releases an
@@ -712,7 +735,6 @@ Outcome run_consumer(const dlc::LoadedPlugin& consumer, Built& built) {
   imp.consumer_label = who;
   dlc::judge_import(imp, &f);
   if (f.fails()) die(f);
-  return out;
 }
 
 bool inside_profile(const dlc::Profile& consumer, const TensorInput& in, bool versioned) {

@@ -138,6 +138,7 @@ bool inside_profile(const dlc::Profile& consumer, const TensorInput& in, bool ve
 struct Outcome {
   int rc = DLC_ERR_INTERNAL;
   bool taken = false;  // renamed the capsule to used_* (LIFE-1)
+  const char* offered = nullptr;  // the capsule name handed over
   DLCObservation obs{};
   char error[512] = {};
 };
@@ -146,6 +147,15 @@ struct Outcome {
 // (LIFE-1, LIFE-3) and, when the consumer imported a host tensor whose digest is known, the data
 // (LAY-4). Dies in words on a finding.
 Outcome run_consumer(const dlc::LoadedPlugin& consumer, Built& built);
+// run_consumer's two halves: the hand-off alone, and the judgement of what it did.
+Outcome hand_to(const dlc::LoadedPlugin& consumer, Built& built);
+void judge_outcome(const dlc::LoadedPlugin& consumer, const Built& built, const Outcome& out);
+
+// What a finding says of the input besides the tensor, for a target whose input has more (the
+// protocol around a Python capsule): a line "dlconform fuzz: <lead>: <words>" after the input
+// line, and keywords added to the Python line ("protocol=b'...'"). Empty strings: none.
+void set_input_extra(const std::string& lead, const std::string& words,
+                     const std::string& python_keywords);
 
 // The body of both import targets: decode, lay out as a versioned or a legacy struct, hand to
 // `consumer`, check. A versioned struct of any major but the consumer's own (1 for a 0.x

@@ -106,6 +106,27 @@ NEGOTIATION = {f"{p}_{name}": ask(i, *args) for i, p in enumerate(
                        ("max_1_3", (1, 3)), ("max_2_0", (2, 0)), ("max_1_99", (1, 99)))}
 
 
+def protocol(signature=0, answer=0, when=0, exception=0, device=0, tensor=0, versioned=0):
+    """A python_protocol_fuzzer input: one row of each of dlconform_fuzz_importer's
+    PROTOCOL_TABLES, the tensor and the struct kind (fuzz/python_protocol_fuzzer.cpp)."""
+    return bytes([signature, answer, when, exception, device, tensor, versioned])
+
+
+# Each row of each table alone, beside the conformant rows (table lengths: 6 signatures, 10
+# answers of __dlpack__, 2 times, 12 exceptions, 20 answers of __dlpack_device__); the tensor
+# and the struct kind vary with the row.
+PROTOCOL = {}
+for table, rows in (("signature", 6), ("answer", 10), ("when", 2), ("exception", 12),
+                    ("device", 20)):
+    for row in range(rows):
+        picks = {table: row, "tensor": row % 6, "versioned": row % 2}
+        if table == "exception":
+            picks["answer"] = 9  # __dlpack__ raises it
+        if table == "when":
+            picks["answer"] = 4  # None, on the first call or on every call
+        PROTOCOL[f"{table}_{row}"] = protocol(**picks)
+
+
 def write(folder, name, data):
     os.makedirs(folder, exist_ok=True)
     with open(os.path.join(folder, name + ".bin"), "wb") as out:
@@ -118,6 +139,9 @@ def main(root):
         os.makedirs(os.path.join(root, target, "regressions"), exist_ok=True)
     for name, data in NEGOTIATION.items():
         write(os.path.join(root, "negotiate_version_fuzzer", "seeds"), name, data)
+    os.makedirs(os.path.join(root, "python_protocol_fuzzer", "regressions"), exist_ok=True)
+    for name, data in PROTOCOL.items():
+        write(os.path.join(root, "python_protocol_fuzzer", "seeds"), name, data)
     for name, data in SEEDS.items():
         write(os.path.join(root, "import_versioned_fuzzer", "seeds"), name, data)
         versioned_only = name.startswith(("future_", "past_major", "read_only", "unknown_flag",
@@ -146,7 +170,7 @@ if __name__ == "__main__":
     parser.add_argument("--print", metavar="SEED", help="print the bytes of one seed as hex and exit")
     args = parser.parse_args()
     if args.print:
-        data = SEEDS.get(args.print, NEGOTIATION.get(args.print))
+        data = SEEDS.get(args.print, NEGOTIATION.get(args.print, PROTOCOL.get(args.print)))
         if data is None:
             sys.exit(f"fuzz-seeds.py: expected a seed name such as compact_f32_8x8 but found "
                      f"'{args.print}'")

@@ -54,6 +54,204 @@ class Exporter:
         return self.device
 
 
+class _BadStr(Exception):
+    """An exception whose words cannot be had: str() of it raises."""
+
+    def __str__(self):
+        raise RuntimeError("dlconform: this exception has no words")
+
+
+class _BufferErrorKind(BufferError):
+    """A subclass of BufferError, which a caller catching BufferError must still catch."""
+
+
+# The protocol around the capsule, for the python_protocol_fuzzer target: what the exporter object
+# answers the importer. Each row is (words, the rule an answer out of the protocol breaks, or "" for
+# a conformant answer, how). A fuzz input picks one row of each table (python_protocol_fuzzer.cpp,
+# taken modulo the table's length); ProtocolPlan.rule() names a crash of the importer.
+SIGNATURES = [  # which keywords __dlpack__ takes; TypeError for any other, as Python says it
+    ("__dlpack__ takes stream, max_version, dl_device and copy", "",
+     ("stream", "max_version", "dl_device", "copy")),
+    ("__dlpack__ takes stream alone (before DLPack 1.0: TypeError for max_version)", "VER-5",
+     ("stream",)),
+    ("__dlpack__ takes stream and max_version (TypeError for dl_device and copy)", "VER-5",
+     ("stream", "max_version")),
+    ("__dlpack__ takes no keyword (TypeError for stream too)", "VER-4", ()),
+    ("__dlpack__ is no method (an int)", "VER-4", "not-callable"),
+    ("the exporter has no __dlpack__", "VER-4", "missing"),
+]
+# What __dlpack__ returns. Rows 1 to 3 hand the capsule itself under another name (the C++ half
+# makes it so: NAME_MODES); the rest never hand it.
+CAPSULE_ANSWERS = [
+    ("__dlpack__ returns the capsule", ""),
+    ("__dlpack__ returns the capsule named used_<its name> (consumed already)", "LIFE-8"),
+    ("__dlpack__ returns the capsule named DLTensor", "LIFE-1"),
+    ("__dlpack__ returns the capsule with no name", "LIFE-1"),
+    ("__dlpack__ returns None", "VER-4"),
+    ("__dlpack__ returns an int", "VER-4"),
+    ("__dlpack__ returns bytes", "VER-4"),
+    ("__dlpack__ returns a tuple holding the capsule", "VER-4"),
+    ("__dlpack__ returns the exporter itself", "VER-4"),
+    ("__dlpack__ raises", "VER-4"),
+]
+NAME_MODES = {1: 1, 2: 2, 3: 3}  # CAPSULE_ANSWERS row -> DLC_PROTOCOL_NAME_* of python_protocol.h
+WHEN = [  # for the answers that hand no capsule
+    ("on every call", False),
+    ("on the first call only, the capsule after", True),
+]
+EXCEPTIONS = [BufferError, TypeError, ValueError, RuntimeError, NotImplementedError,
+              AttributeError, KeyError, OverflowError, MemoryError, RecursionError, _BadStr,
+              _BufferErrorKind]
+_HUGE = 1 << 64
+DEVICE_ANSWERS = [  # what __dlpack_device__ returns: a function of the tensor's (type, id)
+    ("__dlpack_device__ returns the tensor's device", "", lambda d: d),
+    ("__dlpack_device__ returns a list", "DEV-1", lambda d: list(d)),
+    ("__dlpack_device__ returns None", "DEV-1", lambda d: None),
+    ("__dlpack_device__ returns an int", "DEV-1", lambda d: d[0]),
+    ("__dlpack_device__ returns a str", "DEV-1", lambda d: "cpu"),
+    ("__dlpack_device__ returns ()", "DEV-1", lambda d: ()),
+    ("__dlpack_device__ returns (type,)", "DEV-1", lambda d: d[:1]),
+    ("__dlpack_device__ returns (type, id, 0)", "DEV-1", lambda d: d + (0,)),
+    ("__dlpack_device__ returns floats", "DEV-1", lambda d: (float(d[0]), float(d[1]))),
+    ("__dlpack_device__ returns strings", "DEV-1", lambda d: (str(d[0]), str(d[1]))),
+    ("__dlpack_device__ returns a type of 2**64", "DEV-1", lambda d: (_HUGE, d[1])),
+    ("__dlpack_device__ returns an id of 2**64", "DEV-1", lambda d: (d[0], _HUGE)),
+    ("__dlpack_device__ returns a type of -1", "DEV-1", lambda d: (-1, d[1])),
+    ("__dlpack_device__ returns an id of -1", "DEV-1", lambda d: (d[0], -1)),
+    ("__dlpack_device__ returns CUDA (2, 0) for a host tensor", "DEV-1", lambda d: (2, 0)),
+    ("__dlpack_device__ returns oneAPI (14, 0) for a host tensor", "DEV-1", lambda d: (14, 0)),
+    ("__dlpack_device__ returns the tensor's type with id 7", "DEV-1", lambda d: (d[0], 7)),
+    ("__dlpack_device__ raises", "DEV-1", None),
+    ("__dlpack_device__ is no method (a tuple)", "DEV-1", "not-callable"),
+    ("the exporter has no __dlpack_device__", "DEV-1", "missing"),
+]
+# The keywords a consumer asks again without after a TypeError (VER-5); stream is older (VER-4).
+VERSION_KEYWORDS = {"max_version", "dl_device", "copy"}
+PROTOCOL_TABLES = (SIGNATURES, CAPSULE_ANSWERS, WHEN, EXCEPTIONS, DEVICE_ANSWERS)
+
+
+class ProtocolPlan:
+    """One pick of each table, from a fuzz input's bytes (each taken modulo its table)."""
+
+    def __init__(self, choices):
+        picks = [(choices[i] if i < len(choices) else 0) % len(t)
+                 for i, t in enumerate(PROTOCOL_TABLES)]
+        self.signature, self.answer, self.when, self.exception, self.device = picks
+
+    def words(self):
+        parts = [SIGNATURES[self.signature][0], CAPSULE_ANSWERS[self.answer][0]]
+        raises = self.answer == 9
+        if self.answer >= 4:
+            parts[-1] += " " + WHEN[self.when][0]
+        parts.append(DEVICE_ANSWERS[self.device][0])
+        if raises or self.device == 17:
+            parts.append("the exception: " + EXCEPTIONS[self.exception].__name__)
+        return "; ".join(parts)
+
+    def rule(self):
+        """The rule of the first answer out of the protocol, in the order a from_dlpack asks:
+        the device (__dlpack_device__ first, as the Array API's from_dlpack does), then the
+        keywords of __dlpack__, then what it returns."""
+        for rule in (DEVICE_ANSWERS[self.device][1], SIGNATURES[self.signature][1],
+                     CAPSULE_ANSWERS[self.answer][1]):
+            if rule:
+                return rule
+        return ""
+
+    def name_mode(self):
+        return NAME_MODES.get(self.answer, 0)
+
+    def legacy_only(self):
+        """An exporter whose __dlpack__ takes no max_version is from before DLPack 1.0: it can
+        only make the legacy struct."""
+        accepted = SIGNATURES[self.signature][2]
+        return isinstance(accepted, tuple) and "max_version" not in accepted
+
+    def raise_one(self):
+        kind = EXCEPTIONS[self.exception]
+        raise kind("dlconform protocol fuzz: " + kind.__name__)
+
+
+class _ProtocolExporterBase:
+    """The exporter of a protocol input: its __dlpack__ and __dlpack_device__ answer as the plan
+    says, and it records what the importer asked: the capsule handed or not, the calls, and
+    whether a TypeError for a keyword was followed by a call without it (VER-5's fallback). The
+    two methods are set on the class (protocol_exporter()), where the importers look them up:
+    NumPy asks the type, not the instance."""
+
+    def __init__(self, plan, capsule, versioned, device):
+        self.plan, self.capsule, self.device = plan, capsule, tuple(device)
+        self.versioned = versioned
+        self.calls, self.handed = 0, False
+        self.refused_keywords = set()  # of VER-5's keywords, refused with TypeError
+        self.asked = []  # the keywords of each call
+
+    def _dlpack(self, *args, **keywords):
+        self.calls += 1
+        self.asked.append(set(keywords))
+        accepted = SIGNATURES[self.plan.signature][2]
+        if args:
+            raise TypeError(f"__dlpack__() takes 1 positional argument but {len(args) + 1} "
+                            "were given")
+        unexpected = sorted(set(keywords) - set(accepted))
+        if unexpected:
+            self.refused_keywords |= set(unexpected) & VERSION_KEYWORDS
+            raise TypeError(f"__dlpack__() got an unexpected keyword argument '{unexpected[0]}'")
+        plan = self.plan
+        max_version = keywords.get("max_version")
+        if self.versioned and (max_version is None or tuple(max_version)[0] < 1):
+            raise BufferError("this exporter holds a DLManagedTensorVersioned only")
+        if plan.answer < 4 or (WHEN[plan.when][1] and self.calls > 1):
+            self.handed = True
+            return self.capsule
+        if plan.answer == 9:
+            plan.raise_one()
+        return [None, 7, b"dltensor", (self.capsule,), self][plan.answer - 4]
+
+    def _dlpack_device(self):
+        where = DEVICE_ANSWERS[self.plan.device][2]
+        if where is None:
+            self.plan.raise_one()
+        return where(self.device)
+
+    def facts(self):
+        """(capsule handed, __dlpack__ calls, VER-5 fallback missed)."""
+        # Missed: no call at all went without the keywords refused (one before the refusal, as
+        # MLX asks first without max_version, counts too).
+        missed = (bool(self.refused_keywords) and not self.handed and
+                  all(self.refused_keywords & asked for asked in self.asked))
+        return self.handed, self.calls, missed
+
+
+def _exporter_class(dlpack, device):
+    """A subclass whose __dlpack__ and __dlpack_device__ are methods, no methods (an int, a
+    tuple) or missing, as SIGNATURES' and DEVICE_ANSWERS' last column say."""
+    members = {}
+    if dlpack == "not-callable":
+        members["__dlpack__"] = 42
+    elif dlpack != "missing":
+        members["__dlpack__"] = _ProtocolExporterBase._dlpack
+    if device == "not-callable":
+        members["__dlpack_device__"] = (1, 0)  # the tensors of the protocol target are host ones
+    elif device != "missing":
+        members["__dlpack_device__"] = _ProtocolExporterBase._dlpack_device
+    return type("ProtocolExporter", (_ProtocolExporterBase,), members)
+
+
+_EXPORTER_CLASSES = {(a, b): _exporter_class(a, b)
+                     for a in ("method", "not-callable", "missing")
+                     for b in ("method", "not-callable", "missing")}
+
+
+def protocol_exporter(plan, capsule, versioned, device):
+    """The exporter object of a protocol input."""
+    def kind(how):
+        return how if how in ("not-callable", "missing") else "method"
+    cls = _EXPORTER_CLASSES[(kind(SIGNATURES[plan.signature][2]),
+                             kind(DEVICE_ANSWERS[plan.device][2]))]
+    return cls(plan, capsule, versioned, device)
+
+
 def choose_adapter():
     """The Framework instance of the library named by the environment, started."""
     path = os.environ.get("DLCONFORM_PYTHON_ADAPTER", "")
@@ -101,6 +299,8 @@ class Importer:
         else:  # a library whose only importer takes capsules (TensorFlow, MXNet)
             self.api, self.capsule_api = next(iter(capsule_apis.items()))
         self.held = None
+        self.protocol = None  # a ProtocolPlan for the next take(), set by set_protocol()
+        self.exporter = None  # the ProtocolExporter of the last protocol take()
         self.np = self.fw.np
         self.asks_versioned = (self._takes_versioned_capsules() if self.capsule_api is not None
                                else self._asks_versioned())
@@ -156,6 +356,22 @@ class Importer:
             features |= LEGACY_STRUCT_ONLY
         return dtypes, strides, features, int(self.fw.max_ndim)
 
+    def set_protocol(self, choices):
+        """The protocol answers of the next take(), from a fuzz input's bytes: returns (words,
+        rule id, name mode of the capsule, whether __dlpack__ takes no max_version). A capsule API takes the capsule itself, so no
+        protocol stands between: that is a ValueError."""
+        if self.capsule_api is not None:
+            raise ValueError(f"expected an importer that calls __dlpack__ (from_dlpack) but "
+                             f"found the capsule API {self.api}")
+        self.protocol = ProtocolPlan(bytes(choices))
+        plan = self.protocol
+        return plan.words(), plan.rule(), plan.name_mode(), plan.legacy_only()
+
+    def protocol_facts(self):
+        """What the last protocol take() saw: (capsule handed, __dlpack__ calls, VER-5 fallback
+        missed)."""
+        return self.exporter.facts() if self.exporter is not None else (False, 0, False)
+
     def take(self, capsule, versioned, device, made=None):
         """Imports the capsule; returns (code, bits, lanes, shape, on_host, data bytes in
         logical row-major order), as DLPack would say them of `made` ((code, bits, lanes), ndim:
@@ -163,6 +379,10 @@ class Importer:
         importer raised."""
         if self.capsule_api is not None:
             value = self.capsule_api(capsule)
+        elif self.protocol is not None:
+            plan, self.protocol = self.protocol, None
+            self.exporter = protocol_exporter(plan, capsule, versioned, device)
+            value = self.fw.import_(self.exporter)
         else:
             value = self.fw.import_(Exporter(capsule, versioned, device))
         self.held = value
@@ -198,7 +418,22 @@ class Importer:
         self.held = None
 
 
-def replay(versioned=False, **keywords):
+# The names a protocol input gives the capsule (NAME_MODES), alive as long as the module.
+_USED_NAMES = {False: b"used_dltensor", True: b"used_dltensor_versioned"}
+_FOREIGN_NAME = b"DLTensor"
+
+
+def _rename(capsule, name_mode, versioned):
+    """The capsule under the name a protocol input gives it (NAME_MODES), as the plugin makes it."""
+    import ctypes
+    set_name = ctypes.pythonapi.PyCapsule_SetName
+    set_name.argtypes, set_name.restype = [ctypes.py_object, ctypes.c_char_p], ctypes.c_int
+    name = {1: _USED_NAMES[bool(versioned)], 2: _FOREIGN_NAME, 3: None}.get(name_mode)
+    if name_mode in (1, 2, 3) and set_name(capsule, name) != 0:
+        raise RuntimeError("cannot rename the capsule")
+
+
+def replay(versioned=False, protocol=None, **keywords):
     """A fuzz input again, without the harness: its capsule rebuilt by
     python/reproducers/dlconform_capsule.py from the keywords the fuzz target prints with a
     finding ("dlconform fuzz: python: ..."), handed to the importer the environment names as
@@ -208,9 +443,17 @@ def replay(versioned=False, **keywords):
     device = tuple(keywords.get("device", (1, 0)))
     capsule = dlconform_capsule.capsule(versioned=versioned, **keywords)
     importer = Importer()
+    if protocol is not None:  # a python_protocol_fuzzer input: the exporter's answers
+        words, _, name_mode, _ = importer.set_protocol(bytes(protocol))
+        _rename(capsule, name_mode, versioned)
+        print(f"protocol: {words}")
     made = (tuple(dlconform_capsule._dtype(keywords.get("dtype", "f32"))),
             keywords.get("ndim", len(keywords.get("shape", (8,)))))
     code, bits, lanes, shape, on_host, data = importer.take(capsule, versioned, device, made)
+    if protocol is not None:
+        handed, calls, missed = importer.protocol_facts()
+        print(f"capsule handed: {handed}, __dlpack__ calls: {calls}, VER-5 fallback missed: "
+              f"{missed}")
     print(f"imported: dtype ({code}, {bits}, {lanes}), shape {shape}, "
           f"{len(data) if on_host else 'no'} bytes read back")
 

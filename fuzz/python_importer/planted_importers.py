@@ -15,6 +15,16 @@ calls the deleter once (LIFE-3) before it returns.
                          starts that exits 0, as a library's backtrace printer exits on its own:
                          the plugin puts the harness's handler back, so the crash is still named
                          and the run still fails
+
+For the protocol around the capsule (python_protocol_fuzzer):
+
+  AsksAsTheSpecSays      correct: checks __dlpack_device__'s answer, asks __dlpack__(stream=None,
+                         max_version=(1, 0)) and again with stream alone after a TypeError, and
+                         takes only a capsule named dltensor
+  NoVersionFallback      gives up on that TypeError (a SHOULD of VER-5: said, never a stop)
+  TakesAnyName           takes the capsule under whatever name it has (LIFE-8 for used_dltensor)
+  IndexesDeviceBlindly   reads __dlpack_device__'s answer as C code that indexes a tuple it never
+                         checked: anything but a 2-tuple crashes it (DEV-1)
 """
 import ctypes
 
@@ -27,6 +37,8 @@ _api.PyCapsule_SetName.restype = ctypes.c_int
 _api.PyCapsule_SetName.argtypes = [ctypes.py_object, ctypes.c_char_p]
 _api.PyCapsule_IsValid.restype = ctypes.c_int
 _api.PyCapsule_IsValid.argtypes = [ctypes.py_object, ctypes.c_char_p]
+_api.PyCapsule_GetName.restype = ctypes.c_void_p
+_api.PyCapsule_GetName.argtypes = [ctypes.py_object]
 
 Deleter = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 
@@ -169,3 +181,56 @@ class HidesItsCrashes(CopyingImporter):
         if t.ndim > 0 and not t.shape:
             ctypes.c_int64.from_address(0).value  # the planted read: the first extent, via NULL
         return super().copy_out(t)
+
+
+class AsksAsTheSpecSays(CopyingImporter):
+    def device_of(self, obj):
+        device = obj.__dlpack_device__()
+        if not (type(device) is tuple and len(device) == 2 and
+                all(type(v) is int for v in device)):
+            raise BufferError(f"expected (device type, device id) but found {device!r}")
+        return device
+
+    def ask(self, obj):
+        try:
+            return obj.__dlpack__(stream=None, max_version=(1, 0))
+        except TypeError:  # an exporter from before DLPack 1.0 (VER-5)
+            return obj.__dlpack__(stream=None)
+
+    def import_(self, obj, **keywords):
+        self.device_of(obj)
+        capsule = self.ask(obj)
+        if not _api.PyCapsule_IsValid(capsule, b"dltensor"):
+            raise BufferError("expected a dltensor capsule")
+        return self.take(capsule, b"dltensor")
+
+    def take(self, capsule, name):
+        managed = ManagedTensor.from_address(_api.PyCapsule_GetPointer(capsule, name))
+        _api.PyCapsule_SetName(capsule, b"used_dltensor")
+        try:
+            return self.copy_out(managed.dl_tensor)
+        finally:
+            self.delete(managed)
+
+
+class NoVersionFallback(AsksAsTheSpecSays):
+    def ask(self, obj):
+        return obj.__dlpack__(stream=None, max_version=(1, 0))  # the planted bug: no retry
+
+
+class TakesAnyName(AsksAsTheSpecSays):
+    def import_(self, obj, **keywords):
+        self.device_of(obj)
+        capsule = self.ask(obj)
+        if type(capsule).__name__ != "PyCapsule":
+            raise BufferError("expected a capsule")
+        name = _api.PyCapsule_GetName(capsule)  # the planted bug: whatever name it has
+        return self.take(capsule, ctypes.string_at(name) if name else None)
+
+
+class IndexesDeviceBlindly(AsksAsTheSpecSays):
+    def device_of(self, obj):
+        device = obj.__dlpack_device__()
+        if not (type(device) is tuple and len(device) == 2):
+            ctypes.string_at(0)  # the planted bug: C code indexing a tuple it never checked
+        return super().device_of(obj)

@@ -16,6 +16,7 @@
 //   3. copies the capsule's name back into handoff->name: the rename (LIFE-1) is the library's;
 //   4. digests the bytes take() returned (dlc_digest_*), for the judge to compare.
 // release() drops the library's result: the library calls the deleter then (LIFE-3).
+#define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
 #include <signal.h>
@@ -29,6 +30,7 @@
 #include "dlconform/plugin.h"
 #include "adapter_support.hpp"
 #include "embedded_python.hpp"
+#include "python_protocol.h"
 
 namespace {
 
@@ -61,6 +63,10 @@ std::string g_description;
 std::vector<DLCDtype> g_dtypes;
 DLCProfile g_profile{};
 DLCPlugin g_table{};
+// The capsule's name for the next consume() of a protocol input (python_protocol.h), and whether
+// a plan is set.
+int32_t g_name_mode = DLC_PROTOCOL_NAME_OWN;
+bool g_protocol_planned = false;
 
 using dlc_adapter::fetch_python_error;
 using dlc_adapter::set_error;
@@ -248,6 +254,14 @@ int consume(void*, DLCHandoff* handoff, const DLCRequest* request, DLCObservatio
   }
   const bool versioned = handoff->name == nullptr || std::strcmp(handoff->name, kLegacyName) != 0;
   const char* capsule_name = versioned ? kVersionedName : kLegacyName;
+  // A protocol input's capsule may go out under another name: the library must refuse it.
+  switch (g_name_mode) {
+    case DLC_PROTOCOL_NAME_USED: capsule_name = versioned ? "used_dltensor_versioned" : "used_dltensor"; break;
+    case DLC_PROTOCOL_NAME_FOREIGN: capsule_name = "DLTensor"; break;
+    case DLC_PROTOCOL_NAME_NONE: capsule_name = nullptr; break;
+    default: break;
+  }
+  g_name_mode = DLC_PROTOCOL_NAME_OWN;  // for this consume() only
   DLCDevice device{1, 0};
   if (versioned) {
     const auto* head = static_cast<const VersionedHead*>(handoff->pointer);
@@ -281,9 +295,11 @@ int consume(void*, DLCHandoff* handoff, const DLCRequest* request, DLCObservatio
     PyObject* result = PyObject_CallFunctionObjArgs(g_take, capsule, versioned ? Py_True : Py_False,
                                                     where, asked, nullptr);
     // The library renames a capsule it takes (LIFE-1): report its rename, whatever came next.
+    // A capsule handed as used already is not taken by keeping that name.
     const char* after = PyCapsule_GetName(capsule);
     if (after == nullptr) PyErr_Clear();
-    if (handoff->name != nullptr && after != nullptr && std::strncmp(after, "used_", 5) == 0) {
+    if (handoff->name != nullptr && after != nullptr && after != capsule_name &&
+        std::strncmp(after, "used_", 5) == 0) {
       handoff->name = versioned ? "used_dltensor_versioned" : "used_dltensor";
     }
     if (result == nullptr) {
@@ -307,7 +323,73 @@ void release(void*) noexcept {
   dlc_adapter::call_and_discard(g_drop);  // the library calls the deleter here
 }
 
+// python_protocol.h's plan(): Importer.set_protocol(choices) -> (words, rule, name mode).
+int protocol_plan(const uint8_t* choices, size_t n, char* words, size_t words_len, char* rule,
+                  size_t rule_len, DLCProtocolPlan* out) noexcept {
+  if (rule != nullptr && rule_len > 0) rule[0] = '\0';
+  if (g_importer == nullptr) {
+    set_error(words, words_len, "the Python importer did not start: " + g_error);
+    return -1;
+  }
+  PyGILState_STATE gil = PyGILState_Ensure();
+  PyObject* result = PyObject_CallMethod(g_importer, "set_protocol", "y#",
+                                         reinterpret_cast<const char*>(choices),
+                                         static_cast<Py_ssize_t>(n));
+  int64_t mode = 0, legacy_only = 0;
+  int rc = -1;
+  if (result == nullptr) {
+    set_error(words, words_len, fetch_python_error());
+  } else if (!PyTuple_Check(result) || PyTuple_Size(result) != 4 ||
+             !to_int64(PyTuple_GetItem(result, 2), &mode) ||
+             !to_int64(PyTuple_GetItem(result, 3), &legacy_only)) {
+    set_error(words, words_len, "expected (words, rule, name mode, legacy only) from "
+                                "Importer.set_protocol but found another value");
+  } else {
+    set_error(words, words_len, dlc_adapter::python_text(PyTuple_GetItem(result, 0)));
+    set_error(rule, rule_len, dlc_adapter::python_text(PyTuple_GetItem(result, 1)));
+    g_name_mode = static_cast<int32_t>(mode);
+    if (out != nullptr) *out = {g_name_mode, static_cast<int32_t>(legacy_only != 0)};
+    g_protocol_planned = true;
+    rc = 0;
+  }
+  Py_XDECREF(result);
+  PyGILState_Release(gil);
+  return rc;
+}
+
+// python_protocol.h's facts(): Importer.protocol_facts() -> (handed, calls, fallback missed).
+int protocol_facts(DLCProtocolFacts* out) noexcept {
+  if (out == nullptr || !g_protocol_planned) return -1;
+  g_protocol_planned = false;
+  *out = DLCProtocolFacts{};
+  PyGILState_STATE gil = PyGILState_Ensure();
+  PyObject* result = PyObject_CallMethod(g_importer, "protocol_facts", nullptr);
+  int64_t calls = 0;
+  int rc = -1;
+  if (result != nullptr && PyTuple_Check(result) && PyTuple_Size(result) == 3 &&
+      to_int64(PyTuple_GetItem(result, 1), &calls)) {
+    out->capsule_handed = PyObject_IsTrue(PyTuple_GetItem(result, 0)) == 1;
+    out->dlpack_calls = static_cast<int32_t>(calls);
+    out->fallback_missed = PyObject_IsTrue(PyTuple_GetItem(result, 2)) == 1;
+    rc = 0;
+  } else {
+    PyErr_Clear();
+  }
+  Py_XDECREF(result);
+  PyGILState_Release(gil);
+  return rc;
+}
+
+const DLCPythonProtocol kProtocol = {protocol_plan, protocol_facts};
+
 }  // namespace
+
+// The protocol extension (python_protocol.h), handed on by the loader's
+// dlc_python_importer_protocol().
+extern "C" __attribute__((visibility("default"))) const DLCPythonProtocol*
+dlc_python_importer_protocol_body(void) {
+  return &kProtocol;
+}
 
 // Called once by the loader, with libpython loaded: `home` is the environment's base prefix,
 // `sys_path` its sys.path (newline-separated) and `sources` the folders of the Python half.

@@ -20,6 +20,7 @@
 
 #include "adapter_support.hpp"
 #include "dlconform/plugin.h"
+#include "python_protocol.h"
 
 extern char** environ;
 
@@ -33,6 +34,7 @@ extern char** environ;
 namespace {
 
 std::string g_error;
+void* g_body = nullptr;  // the body's handle, once loaded
 
 int failed_create(const DLCHost*, void**, char* err, size_t err_len) noexcept {
   if (err != nullptr && err_len > 0) std::snprintf(err, err_len, "%s", g_error.c_str());
@@ -146,6 +148,7 @@ const DLCPlugin* load() {
     const char* e = dlerror();
     return fail("cannot load " + body + ": " + (e != nullptr ? e : "dlopen failed"));
   }
+  g_body = handle;
   using BodyFn = const DLCPlugin* (*)(const char*, const char*);
   auto entry = reinterpret_cast<BodyFn>(dlsym(handle, "dlc_python_importer_body"));
   if (entry == nullptr) return fail(body + " lacks dlc_python_importer_body");
@@ -162,4 +165,13 @@ const DLCPlugin* load() {
 extern "C" __attribute__((visibility("default"))) const DLCPlugin* dlconform_plugin_entry(void) {
   static const DLCPlugin* table = load();
   return table;
+}
+
+// The protocol extension (python_protocol.h) of the body, or NULL when the body did not load.
+extern "C" __attribute__((visibility("default"))) const DLCPythonProtocol*
+dlc_python_importer_protocol(void) {
+  dlconform_plugin_entry();
+  if (g_body == nullptr) return nullptr;
+  auto body = reinterpret_cast<DLCPythonProtocolFn>(dlsym(g_body, "dlc_python_importer_protocol_body"));
+  return body != nullptr ? body() : nullptr;
 }

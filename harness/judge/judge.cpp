@@ -348,16 +348,18 @@ void judge_lifecycle(const LifecycleFacts& f, Finding* out) noexcept {
 void judge_used_capsule(const UsedCapsuleFacts& f, Finding* out) noexcept {
   out->clear();
   if (f.imported) {
-    out->set(FindingClass::accepted_invalid, Rule::LIFE_8)
-        .add("expected ").add(f.consumer_label).add(" to refuse a capsule named ").add(f.used_name)
-        .add(" (consumed already) but it imported it (deleter calls: ").unum(f.consumer_calls)
-        .add(')');
+    out->set(FindingClass::accepted_invalid, f.foreign_name ? Rule::LIFE_1 : Rule::LIFE_8)
+        .add("expected ").add(f.consumer_label).add(" to refuse a capsule named ")
+        .add(or_dash(f.used_name))
+        .add(f.foreign_name ? " (no DLPack name)" : " (consumed already)")
+        .add(" but it imported it (deleter calls: ").unum(f.consumer_calls).add(')');
     return;
   }
   if (f.consumer_calls > 0) {
     out->set(FindingClass::deleter_called_twice, Rule::LIFE_3)
-        .add("expected no deleter call on a capsule named ").add(f.used_name)
-        .add(", whose first importer owes the one call, but found ").unum(f.consumer_calls)
+        .add("expected no deleter call on a capsule named ").add(or_dash(f.used_name))
+        .add(f.foreign_name ? ", which its producer still owns," : ", whose first importer owes the one call,")
+        .add(" but found ").unum(f.consumer_calls)
         .add(" from ").add(or_dash(f.first_call_where)).add(" of ").add(f.consumer_label)
         .add(", which refused it: ").add(f.consumer_error);
   }

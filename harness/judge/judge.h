@@ -89,8 +89,11 @@ void judge_lifecycle(const LifecycleFacts& facts, Finding* out) noexcept;
 // A capsule consumed already, handed to a consumer again (LIFE-8). The Python bridge judges its
 // frameworks' second imports with the same classes: accepted-invalid [LIFE-8] for an import,
 // deleter-called-twice [LIFE-3] for a deleter call the first importer still owes.
+// A capsule under a name that is no DLPack name ("DLTensor", none) is judged the same way,
+// under LIFE-1: it is no tensor to take.
 struct UsedCapsuleFacts {
   const char* used_name = "";        // "used_dltensor_versioned"
+  bool foreign_name = false;         // used_name is no DLPack name at all (LIFE-1)
   bool imported = false;             // consume() returned DLC_OK
   const char* consumer_error = "";
   uint32_t consumer_calls = 0;       // deleter calls during consume/release
