@@ -139,6 +139,33 @@ TEST_CASE("judge: a used capsule handed again (LIFE-8)", "[unit]") {
   }
 }
 
+TEST_CASE("judge: a capsule under no DLPack name (LIFE-1)", "[unit]") {
+  struct Row {
+    const char* what;
+    const char* name;
+    bool imported;
+    uint32_t calls;
+    const char* expected;
+  };
+  const Row rows[] = {
+      {"refused, deleter left alone", "DLTensor", false, 0, "none"},
+      {"imported", "DLTensor", true, 0, "accepted-invalid LIFE-1"},
+      {"imported with no name", nullptr, true, 1, "accepted-invalid LIFE-1"},
+      {"refused, but deleted", nullptr, false, 1, "deleter-called-twice LIFE-3"},
+  };
+  for (const Row& row : rows) {
+    dlc::UsedCapsuleFacts f;
+    f.used_name = row.name;
+    f.foreign_name = true;
+    f.imported = row.imported;
+    f.consumer_error = "expected a dltensor capsule";
+    f.consumer_calls = row.calls;
+    f.first_call_where = "consume()";
+    f.consumer_label = "c@v1.3";
+    expect_verdict(row, f, dlc::judge_used_capsule);
+  }
+}
+
 TEST_CASE("judge: the producer's handoff against the request", "[unit]") {
   Tensor t;
   DLCRequest request{};
