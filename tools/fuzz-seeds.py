@@ -69,6 +69,8 @@ SEEDS = {
     "cpu_device_id_3": record(device=(1, 3), shape=(4,)),
     # libtorch 1.13 calls the deleter while it throws on a device it cannot hold
     "opencl_device": record(device=(4, 0), shape=(8, 8)),
+    # a oneAPI tensor whose pointer no SYCL context knows: dpnp must refuse it unread (DEV-3)
+    "oneapi_device": record(device=(14, 0), shape=(8, 8)),
     "ndim_40_arrays_of_8": record(shape=(1,) * 8, ndim=40),
     "negative_ndim": record(ndim=-1),
     "overflowing_shape": record(shape=(INT64_MAX, 4)),
