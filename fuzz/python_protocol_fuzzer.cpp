@@ -11,8 +11,9 @@
 // DLCONFORM_PYTHON_MODULE or DLCONFORM_PYTHON_ADAPTER), whose protocol extension
 // (python_importer/python_protocol.h) sets the answers. The input is kInputBytes bytes: one pick
 // of each table of dlconform_fuzz_importer.PROTOCOL_TABLES, the tensor (kTensors), and the
-// struct (bit 0: versioned, for an importer that asks for one). A crash is named by the rule of
-// the first answer out of the protocol.
+// struct (bit 0: versioned, for an importer that asks for one); bytes past these are ignored, so
+// a longer input (libFuzzer's own mutations grow them) replays as its first kInputBytes. A crash
+// is named by the rule of the first answer out of the protocol.
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -130,8 +131,6 @@ void judge_protocol(const dlc_fuzz::Built& built, const dlc_fuzz::Outcome& out,
 }
 
 }  // namespace
-
-extern "C" size_t dlc_fuzz_max_input_bytes() { return kInputBytes; }
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   const char* path = std::getenv("DLCONFORM_PLUGIN");

@@ -252,6 +252,53 @@ def protocol_exporter(plan, capsule, versioned, device):
     return cls(plan, capsule, versioned, device)
 
 
+class LineCoverage:
+    """Lines of the library's own Python code run by each import, as libFuzzer's extra counters
+    (DLCONFORM_PYTHON_COVERAGE=PACKAGE[,PACKAGE]): a line sets the counter its file and number
+    hash to, in a table the C++ half registered with libFuzzer, as atheris does. sys.settrace
+    traces only frames of the packages' files, so other Python code costs one call event per
+    call. With DLCONFORM_PYTHON_COVERAGE_REPORT=FILE each line is appended there the first
+    time a process runs it: the distinct lines of the file measure what a corpus covers."""
+
+    def __init__(self, address, size, packages, report=""):
+        import ctypes
+        import importlib.util
+        import zlib
+        self._crc = zlib.crc32
+        self.counters = (ctypes.c_uint8 * size).from_address(address) if address else None
+        self.size = size
+        roots = []
+        for package in packages:
+            spec = importlib.util.find_spec(package)
+            if spec is None or not spec.origin:
+                raise ValueError(f"expected an importable package but found {package!r}")
+            roots.append(os.path.dirname(os.path.abspath(spec.origin)) + os.sep)
+        self.roots = tuple(roots)
+        self.seen = set()
+        self.report = report
+        self._wanted = {}  # co_filename -> whether it lies under a root
+        sys.settrace(self._call)
+
+    def _call(self, frame, event, arg):
+        name = frame.f_code.co_filename
+        wanted = self._wanted.get(name)
+        if wanted is None:
+            wanted = self._wanted[name] = os.path.abspath(name).startswith(self.roots)
+        return self._line if wanted else None
+
+    def _line(self, frame, event, arg):
+        if event == "line":
+            key = (frame.f_code.co_filename, frame.f_lineno)
+            if self.counters is not None:
+                self.counters[self._crc(f"{key[0]}:{key[1]}".encode()) % self.size] = 1
+            if key not in self.seen:
+                self.seen.add(key)
+                if self.report:  # appended: the children that run known bugs add theirs
+                    with open(self.report, "a") as out:
+                        out.write(f"{key[0]}:{key[1]}\n")
+        return self._line
+
+
 def choose_adapter():
     """The Framework instance of the library named by the environment, started."""
     path = os.environ.get("DLCONFORM_PYTHON_ADAPTER", "")
@@ -355,6 +402,14 @@ class Importer:
         if not self.asks_versioned:
             features |= LEGACY_STRUCT_ONLY
         return dtypes, strides, features, int(self.fw.max_ndim)
+
+    def cover_lines(self, address, size):
+        """Starts LineCoverage over the packages DLCONFORM_PYTHON_COVERAGE names, writing into
+        the counters at `address` (0: counted, not guiding). Returns the packages' folders."""
+        packages = [p for p in os.environ.get("DLCONFORM_PYTHON_COVERAGE", "").split(",") if p]
+        self.coverage = LineCoverage(address, size, packages,
+                                     os.environ.get("DLCONFORM_PYTHON_COVERAGE_REPORT", ""))
+        return " ".join(self.coverage.roots)
 
     def set_protocol(self, choices):
         """The protocol answers of the next take(), from a fuzz input's bytes: returns (words,

@@ -19,9 +19,11 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include <dlfcn.h>
 #include <signal.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <iterator>
 #include <string>
@@ -149,6 +151,42 @@ class CrashHandlersKept {
   struct sigaction saved_[std::size(kCrashSignals)] {};
 };
 
+// Python line coverage as libFuzzer's extra counters (DLCONFORM_PYTHON_COVERAGE=PACKAGE): the
+// counters Importer.cover_lines() sets, and the table of made-up PCs libFuzzer wants beside
+// them (one per counter). In a build without libFuzzer the lines are counted, not registered.
+constexpr size_t kLineCounters = size_t{1} << 14;
+alignas(64) uint8_t g_line_counters[kLineCounters];
+uintptr_t g_line_pcs[2 * kLineCounters];
+
+bool cover_python_lines() {
+  const char* packages = std::getenv("DLCONFORM_PYTHON_COVERAGE");
+  if (packages == nullptr || *packages == '\0') return true;
+  using CountersInit = void (*)(uint8_t*, uint8_t*);
+  using PcsInit = void (*)(const uintptr_t*, const uintptr_t*);
+  auto counters_init =
+      reinterpret_cast<CountersInit>(dlsym(RTLD_DEFAULT, "__sanitizer_cov_8bit_counters_init"));
+  auto pcs_init = reinterpret_cast<PcsInit>(dlsym(RTLD_DEFAULT, "__sanitizer_cov_pcs_init"));
+  const bool guiding = counters_init != nullptr && pcs_init != nullptr;
+  if (guiding) {
+    for (size_t i = 0; i < kLineCounters; ++i) {
+      g_line_pcs[2 * i] = reinterpret_cast<uintptr_t>(&g_line_counters[i]);
+      g_line_pcs[2 * i + 1] = 0;
+    }
+    counters_init(g_line_counters, g_line_counters + kLineCounters);
+    pcs_init(g_line_pcs, g_line_pcs + 2 * kLineCounters);
+  }
+  PyObject* roots = PyObject_CallMethod(
+      g_importer, "cover_lines", "Kn",
+      static_cast<unsigned long long>(guiding ? reinterpret_cast<uintptr_t>(g_line_counters) : 0),
+      static_cast<Py_ssize_t>(kLineCounters));
+  if (roots == nullptr) {
+    g_error = "DLCONFORM_PYTHON_COVERAGE: " + fetch_python_error();
+    return false;
+  }
+  Py_DECREF(roots);
+  return true;
+}
+
 bool start_importer(const char* sources) {
   const CrashHandlersKept kept;  // over the library's import and its first calls (the probes)
   if (!set_sys_path(sources, false)) return false;
@@ -163,6 +201,10 @@ bool start_importer(const char* sources) {
   Py_XDECREF(cls);
   if (g_importer == nullptr) {
     g_error = "expected the library's importer to start but found " + fetch_python_error();
+    return false;
+  }
+  if (!cover_python_lines()) {
+    Py_CLEAR(g_importer);
     return false;
   }
   g_take = PyObject_GetAttrString(g_importer, "take");
