@@ -79,6 +79,17 @@ std::string g_extra_keywords;
 
 const TensorInput* current_input() { return g_input; }
 void set_input_rule(dlc::Rule rule) { g_input_rule = rule; }
+void note_once(const dlc::Finding& f, const char* context) {
+  static bool said[256] = {};
+  const size_t index = static_cast<size_t>(f.cls) % std::size(said);
+  if (said[index]) return;
+  said[index] = true;
+  std::fprintf(stderr, "dlconform fuzz: note (not a stop): %s [%s]: %s (%s)\n",
+               dlc::name_of(f.cls), dlc::id_of(f.rule), f.words, context);
+}
+
+bool python_importer_under_test() { return !g_python_lead.empty(); }
+
 void set_input_extra(const std::string& lead, const std::string& words,
                      const std::string& python_keywords) {
   g_extra_line = lead.empty() ? "" : "dlconform fuzz: " + lead + ": " + words + "\n";
@@ -735,6 +746,25 @@ void judge_outcome(const dlc::LoadedPlugin& consumer, const Built& built, const 
   imp.consumer_label = who;
   dlc::judge_import(imp, &f);
   if (f.fails()) die(f);
+}
+
+void note_device_refusal(const dlc::LoadedPlugin& consumer, const Outcome& out) {
+  const TensorInput* in = current_input();
+  if (in == nullptr || out.rc != DLC_ERR_BUFFER || !python_importer_under_test()) return;
+  const DLCProfile* profile = consumer.declared_profile();
+  if (profile == nullptr) return;
+  for (uint32_t i = 0; i < profile->device_count; ++i) {
+    if (profile->device_types[i] == in->device.device_type) return;  // a device it takes
+  }
+  if (profile->device_count == 0 && in->device.device_type == 1) return;  // CPU only
+  dlc::DeviceRefusalFacts facts;
+  facts.device_type = in->device.device_type;
+  facts.consumer_error = out.error;
+  facts.buffer_error = std::strncmp(out.error, "BufferError", 11) == 0;
+  facts.consumer_label = label(consumer);
+  dlc::Finding f;
+  dlc::judge_device_refusal(facts, &f);
+  if (f.any()) note_once(f, describe(*in, g_input_versioned).c_str());
 }
 
 bool inside_profile(const dlc::Profile& consumer, const TensorInput& in, bool versioned) {

@@ -151,6 +151,17 @@ Outcome run_consumer(const dlc::LoadedPlugin& consumer, Built& built);
 Outcome hand_to(const dlc::LoadedPlugin& consumer, Built& built);
 void judge_outcome(const dlc::LoadedPlugin& consumer, const Built& built, const Outcome& out);
 
+// A SHOULD or INFO finding: said once per class for the process, with `context` (the input in
+// words), never a stop: a fuzz target stops on MUST findings only.
+void note_once(const dlc::Finding& finding, const char* context);
+
+// Whether the consumer under test is a Python library's importer (the python-importer plugin).
+bool python_importer_under_test();
+
+// After a Python importer refused a valid tensor on a device outside its profile: the
+// exception's name is judged (DEV-3: BufferError recommended) and said as a note.
+void note_device_refusal(const dlc::LoadedPlugin& consumer, const Outcome& out);
+
 // What a finding says of the input besides the tensor, for a target whose input has more (the
 // protocol around a Python capsule): a line "dlconform fuzz: <lead>: <words>" after the input
 // line, and keywords added to the Python line ("protocol=b'...'"). Empty strings: none.

@@ -65,16 +65,6 @@ struct Tally {
   std::exit(1);
 }
 
-// A SHOULD or INFO finding: said once per class, with the protocol that showed it, never a stop.
-void note_once(const dlc::Finding& f, const char* protocol) {
-  static bool said[256] = {};
-  const size_t index = static_cast<size_t>(f.cls) % std::size(said);
-  if (said[index]) return;
-  said[index] = true;
-  std::fprintf(stderr, "dlconform fuzz: note (not a stop): %s [%s]: %s (protocol: %s)\n",
-               dlc::name_of(f.cls), dlc::id_of(f.rule), f.words, protocol);
-}
-
 std::string python_tuple(const uint8_t* bytes, size_t n) {
   std::string text = "protocol=(";
   for (size_t i = 0; i < n; ++i) text += (i ? ", " : "") + std::to_string(bytes[i]);
@@ -120,13 +110,13 @@ void judge_protocol(const dlc_fuzz::Built& built, const dlc_fuzz::Outcome& out,
   if (!facts.capsule_handed && out.rc == DLC_OK) {
     f.set(dlc::FindingClass::non_dlpack_input_accepted)
         .add(who).add(" returned an array for an exporter whose __dlpack__ handed no capsule");
-    note_once(f, protocol);
+    dlc_fuzz::note_once(f, (std::string("protocol: ") + protocol).c_str());
   }
   if (facts.fallback_missed) {
     f.set(dlc::FindingClass::no_version_fallback)
         .add(who).add(" gave up after __dlpack__ raised TypeError for a keyword, without asking "
                       "again without it");
-    note_once(f, protocol);
+    dlc_fuzz::note_once(f, (std::string("protocol: ") + protocol).c_str());
   }
 }
 

@@ -23,6 +23,8 @@ For the protocol around the capsule (python_protocol_fuzzer):
                          takes only a capsule named dltensor
   NoVersionFallback      gives up on that TypeError (a SHOULD of VER-5: said, never a stop)
   TakesAnyName           takes the capsule under whatever name it has (LIFE-8 for used_dltensor)
+  RefusesDevicesWrongly  refuses a tensor on a device it cannot read with RuntimeError, not
+                         BufferError (DEV-3: a SHOULD, said as a note, never a stop)
   IndexesDeviceBlindly   reads __dlpack_device__'s answer as C code that indexes a tuple it never
                          checked: anything but a 2-tuple crashes it (DEV-1)
 """
@@ -234,3 +236,10 @@ class IndexesDeviceBlindly(AsksAsTheSpecSays):
         if not (type(device) is tuple and len(device) == 2):
             ctypes.string_at(0)  # the planted bug: C code indexing a tuple it never checked
         return super().device_of(obj)
+
+
+class RefusesDevicesWrongly(CopyingImporter):
+    def copy_out(self, t):
+        if t.device_type not in (1, 3):
+            raise RuntimeError(f"device type {t.device_type} is not supported")  # the planted bug
+        return super().copy_out(t)

@@ -345,7 +345,13 @@ int consume(void*, DLCHandoff* handoff, const DLCRequest* request, DLCObservatio
       handoff->name = versioned ? "used_dltensor_versioned" : "used_dltensor";
     }
     if (result == nullptr) {
+      // The exception's name comes first; a subclass of BufferError is said to be one, so that
+      // the judge can tell a BufferError refusal (DEV-3) from another.
+      const bool buffer_error = PyErr_ExceptionMatches(PyExc_BufferError) != 0;
       message = fetch_python_error();
+      if (buffer_error && message.rfind("BufferError", 0) != 0) {
+        message = "BufferError subclass " + message;
+      }
       rc = DLC_ERR_BUFFER;
     } else {
       if (!observe(result, obs, &message)) rc = DLC_ERR_INTERNAL;

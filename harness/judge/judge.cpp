@@ -365,6 +365,15 @@ void judge_used_capsule(const UsedCapsuleFacts& f, Finding* out) noexcept {
   }
 }
 
+void judge_device_refusal(const DeviceRefusalFacts& f, Finding* out) noexcept {
+  out->clear();
+  if (f.buffer_error) return;
+  out->set(FindingClass::wrong_refusal_exception, Rule::DEV_3)
+      .add("expected BufferError from ").add(f.consumer_label)
+      .add(" refusing a tensor on device type ").num(f.device_type)
+      .add(", which it cannot access, but found ").add(f.consumer_error);
+}
+
 void judge_import(const ImportFacts& f, Finding* out) noexcept {
   out->clear();
   if (f.rc != DLC_OK) {

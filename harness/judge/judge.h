@@ -128,6 +128,17 @@ struct ImportFacts {
 
 void judge_import(const ImportFacts& facts, Finding* out) noexcept;
 
+// A Python importer's refusal of a valid tensor on a device it cannot access (DEV-3: BufferError
+// recommended; another exception is a SHOULD-level deviation, wrong-refusal-exception).
+struct DeviceRefusalFacts {
+  int32_t device_type = 0;
+  const char* consumer_error = "";  // "RuntimeError: ...": the exception's name first
+  bool buffer_error = false;        // the exception is a BufferError or a subclass of it
+  const char* consumer_label = "";
+};
+
+void judge_device_refusal(const DeviceRefusalFacts& facts, Finding* out) noexcept;
+
 // ---- Faults ----------------------------------------------------------------------------------
 
 struct FaultFacts {

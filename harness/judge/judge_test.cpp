@@ -139,6 +139,28 @@ TEST_CASE("judge: a used capsule handed again (LIFE-8)", "[unit]") {
   }
 }
 
+TEST_CASE("judge: a device refusal's exception (DEV-3)", "[unit]") {
+  struct Row {
+    const char* what;
+    const char* error;
+    bool buffer_error;
+    const char* expected;
+  };
+  const Row rows[] = {
+      {"BufferError", "BufferError: cannot read device 2", true, "none"},
+      {"a subclass of BufferError", "BufferError subclass Mine: no", true, "none"},
+      {"RuntimeError", "RuntimeError: Unsupported device", false, "wrong-refusal-exception DEV-3"},
+  };
+  for (const Row& row : rows) {
+    dlc::DeviceRefusalFacts f;
+    f.device_type = 2;
+    f.consumer_error = row.error;
+    f.buffer_error = row.buffer_error;
+    f.consumer_label = "python:lib@v1.3";
+    expect_verdict(row, f, dlc::judge_device_refusal);
+  }
+}
+
 TEST_CASE("judge: a capsule under no DLPack name (LIFE-1)", "[unit]") {
   struct Row {
     const char* what;
