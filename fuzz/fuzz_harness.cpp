@@ -748,23 +748,22 @@ void judge_outcome(const dlc::LoadedPlugin& consumer, const Built& built, const 
   if (f.fails()) die(f);
 }
 
-void note_device_refusal(const dlc::LoadedPlugin& consumer, const Outcome& out) {
-  const TensorInput* in = current_input();
-  if (in == nullptr || out.rc != DLC_ERR_BUFFER || !python_importer_under_test()) return;
-  const DLCProfile* profile = consumer.declared_profile();
-  if (profile == nullptr) return;
-  for (uint32_t i = 0; i < profile->device_count; ++i) {
-    if (profile->device_types[i] == in->device.device_type) return;  // a device it takes
+void note_device_refusal(const dlc::LoadedPlugin& consumer, const TensorInput& in,
+                         const Outcome& out) {
+  if (out.rc != DLC_ERR_BUFFER || !python_importer_under_test()) return;
+  const DLCProfile* declared = consumer.declared_profile();
+  if (declared == nullptr || dlc::takes_device(dlc::profile_from_table(*declared),
+                                               in.device.device_type)) {
+    return;
   }
-  if (profile->device_count == 0 && in->device.device_type == 1) return;  // CPU only
   dlc::DeviceRefusalFacts facts;
-  facts.device_type = in->device.device_type;
+  facts.device_type = in.device.device_type;
   facts.consumer_error = out.error;
   facts.buffer_error = std::strncmp(out.error, "BufferError", 11) == 0;
   facts.consumer_label = label(consumer);
   dlc::Finding f;
   dlc::judge_device_refusal(facts, &f);
-  if (f.any()) note_once(f, describe(*in, g_input_versioned).c_str());
+  if (f.any()) note_once(f, describe(in, g_input_versioned).c_str());
 }
 
 bool inside_profile(const dlc::Profile& consumer, const TensorInput& in, bool versioned) {

@@ -120,7 +120,9 @@ void count_input();
 // case it exercises (NULL strides, 0-d, zero-size, negative or zero strides, misalignment: LAY-5
 // to LAY-9) that the importer is known to mishandle, such as torch's abort on negative strides.
 // Rule::none otherwise, and for the rule a replay of a filed finding must show.
-dlc::Rule known_bug_of(const dlc::LoadedPlugin& consumer, const Built& built);
+// With `valid`: whether the tensor breaks no MUST rule that binds consumers (the same validation).
+dlc::Rule known_bug_of(const dlc::LoadedPlugin& consumer, const Built& built,
+                       bool* valid = nullptr);
 
 // Hands an input with a known bug to `consumer` without letting the bug end this process: in a
 // forked child while children have taken less than $DLCONFORM_KNOWN_CHILDREN of the time (a
@@ -158,9 +160,11 @@ void note_once(const dlc::Finding& finding, const char* context);
 // Whether the consumer under test is a Python library's importer (the python-importer plugin).
 bool python_importer_under_test();
 
-// After a Python importer refused a valid tensor on a device outside its profile: the
-// exception's name is judged (DEV-3: BufferError recommended) and said as a note.
-void note_device_refusal(const dlc::LoadedPlugin& consumer, const Outcome& out);
+// After a consumer was handed a valid tensor `in`: where it is a Python importer that refused it
+// on a device outside its profile, the exception's name is judged (DEV-3: BufferError
+// recommended) and said as a note.
+void note_device_refusal(const dlc::LoadedPlugin& consumer, const TensorInput& in,
+                         const Outcome& out);
 
 // What a finding says of the input besides the tensor, for a target whose input has more (the
 // protocol around a Python capsule): a line "dlconform fuzz: <lead>: <words>" after the input

@@ -233,8 +233,14 @@ bool read_child_finding(int fd, dlc::Finding* f) {
   return true;
 }
 
-// The reference validator's options for a tensor handed to `consumer`.
-dlc::ValidateOptions validate_options(const dlc::LoadedPlugin& consumer, const Built& built) {
+}  // namespace
+
+dlc::Rule known_bug_of(const dlc::LoadedPlugin& consumer, const Built& built, bool* valid) {
+  if (valid != nullptr) *valid = false;
+  if (consumer.name() != under_test().name) return dlc::Rule::none;
+  const dlc::abi::StructKind kind = dlc::abi::struct_kind_of_name(built.handoff.name);
+  dlc::Rule edges[kMaxEdges];
+  const int n = current_input() != nullptr ? valid_edges(*current_input(), edges) : 0;
   dlc::ValidateOptions options;
   options.consumer_version = consumer.table->dlpack_version;
   // An ndim above a consumer's own limit breaks no DLPack rule; the validator must go on to the
@@ -242,39 +248,15 @@ dlc::ValidateOptions validate_options(const dlc::LoadedPlugin& consumer, const B
   options.max_ndim = static_cast<int32_t>(kMaxBackedNdim);
   // A versioned struct is built, and read, as 1.x code reads it, whatever a 0.x consumer's own
   // version says (its major 0 would make a struct of major 0 look like its own).
-  const dlc::abi::StructKind kind = dlc::abi::struct_kind_of_name(built.handoff.name);
   if (kind == dlc::abi::StructKind::versioned && options.consumer_version.major < 1) {
     options.consumer_version = {1, 0};
   }
-  return options;
-}
-
-// A valid tensor on a device other than the CPU, handed to a Python importer: its refusal's
-// exception is judged after the hand-off (note_device_refusal).
-bool device_refusal_judged(const dlc::LoadedPlugin& consumer, const Built& built,
-                           const TensorInput& in) {
-  if (!python_importer_under_test() || in.device.device_type == 1) return false;
-  dlc::ValidateResult verdict;
-  {
-    dlc::ScopedPhase phase("validate()", "reference-validator", dlc::Party::harness);
-    dlc::validate(built.handoff, validate_options(consumer, built), &verdict);
-  }
-  return verdict.first_consumer_must() == nullptr;
-}
-
-}  // namespace
-
-dlc::Rule known_bug_of(const dlc::LoadedPlugin& consumer, const Built& built) {
-  if (consumer.name() != under_test().name) return dlc::Rule::none;
-  const dlc::abi::StructKind kind = dlc::abi::struct_kind_of_name(built.handoff.name);
-  dlc::Rule edges[kMaxEdges];
-  const int n = current_input() != nullptr ? valid_edges(*current_input(), edges) : 0;
-  const dlc::ValidateOptions options = validate_options(consumer, built);
   dlc::ValidateResult verdict;
   {
     dlc::ScopedPhase phase("validate()", "reference-validator", dlc::Party::harness);
     dlc::validate(built.handoff, options, &verdict);
   }
+  if (valid != nullptr) *valid = verdict.first_consumer_must() == nullptr;
   // $DLCONFORM_SAY_RULES: the rules the input breaks and the edge cases it exercises, for
   // tools/fuzz-campaign, which makes the first of them known to a campaign after a new crash.
   static const bool say_rules = std::getenv("DLCONFORM_SAY_RULES") != nullptr;
@@ -398,13 +380,13 @@ void import_one(const dlc::LoadedPlugin& consumer, const uint8_t* data, size_t s
   const uint32_t own_major = std::max(consumer.table->dlpack_version.major, 1u);
   Built built = build_tensor(in, versioned, versioned ? own_major : 0, true);
   if (!built.skipped) {
-    const dlc::Rule known = known_bug_of(consumer, built);
+    bool valid = false;
+    const dlc::Rule known = known_bug_of(consumer, built, &valid);
     if (known != dlc::Rule::none) {
       run_known(consumer, built, known);
     } else {
-      const bool judge_refusal = device_refusal_judged(consumer, built, in);
       const Outcome out = run_consumer(consumer, built);
-      if (judge_refusal) note_device_refusal(consumer, out);
+      if (valid) note_device_refusal(consumer, in, out);
     }
   }
   set_current_input(nullptr, versioned);

@@ -23,6 +23,7 @@
 #include <iterator>
 #include <string>
 
+#include "abi.h"
 #include "fuzz_harness.hpp"
 #include "judge.h"
 #include "known_bugs.hpp"
@@ -84,7 +85,8 @@ void judge_protocol(const dlc_fuzz::Built& built, const dlc_fuzz::Outcome& out,
   if (facts.capsule_handed && name_mode != DLC_PROTOCOL_NAME_OWN) {
     // A capsule under another name: nothing to take, no deleter to call.
     const bool used = name_mode == DLC_PROTOCOL_NAME_USED;
-    const bool legacy = out.offered != nullptr && std::strcmp(out.offered, "dltensor") == 0;
+    const bool legacy = out.offered != nullptr && dlc::abi::struct_kind_of_name(out.offered) ==
+                                                      dlc::abi::StructKind::legacy;
     dlc::UsedCapsuleFacts u;
     u.used_name = used ? (legacy ? "used_dltensor" : "used_dltensor_versioned")
                   : name_mode == DLC_PROTOCOL_NAME_FOREIGN ? "DLTensor" : nullptr;
@@ -165,7 +167,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   in.ndim = choice.ndim;
   std::copy(std::begin(choice.shape), std::end(choice.shape), in.shape);
   in.make_compact();
-  in.version = {1, 3};
 
   char words[512], rule[16];
   DLCProtocolPlan plan{};

@@ -30,12 +30,18 @@ FEATURE_BITS = {"read-only": 1, "zero-dim": 2, "zero-size": 4, "copy": 8, "misal
 LEGACY_STRUCT_ONLY = 16384  # DLC_FEATURE_LEGACY_STRUCT_ONLY
 
 
+def refuse_legacy_ask(versioned, max_version):
+    """BufferError for a legacy ask (no max_version, or one below 1.0) of an exporter that holds a
+    versioned struct, as a producer that cannot make the legacy struct refuses: handing it the
+    versioned one would be the exporter's fault, not the importer's."""
+    if versioned and (max_version is None or tuple(max_version)[0] < 1):
+        raise BufferError("this exporter holds a DLManagedTensorVersioned only")
+
+
 class Exporter:
     """What the importer is handed: __dlpack__ answers with the fuzzed capsule, as a producer
-    that holds one tensor would. A legacy-only ask (no max_version, or one below 1.0) of a
-    versioned capsule is refused with BufferError, as a producer that cannot make the legacy
-    struct refuses: handing it the versioned one would be the exporter's fault, not the
-    importer's."""
+    that holds one tensor would, and refuses a legacy ask of a versioned one
+    (refuse_legacy_ask)."""
     __slots__ = ("capsule", "versioned", "device", "asks")
 
     def __init__(self, capsule, versioned, device):
@@ -46,8 +52,7 @@ class Exporter:
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         self.asks.append((stream, max_version, dl_device, copy))
-        if self.versioned and (max_version is None or tuple(max_version)[0] < 1):
-            raise BufferError("this exporter holds a DLManagedTensorVersioned only")
+        refuse_legacy_ask(self.versioned, max_version)
         return self.capsule
 
     def __dlpack_device__(self):
@@ -198,9 +203,7 @@ class _ProtocolExporterBase:
             self.refused_keywords |= set(unexpected) & VERSION_KEYWORDS
             raise TypeError(f"__dlpack__() got an unexpected keyword argument '{unexpected[0]}'")
         plan = self.plan
-        max_version = keywords.get("max_version")
-        if self.versioned and (max_version is None or tuple(max_version)[0] < 1):
-            raise BufferError("this exporter holds a DLManagedTensorVersioned only")
+        refuse_legacy_ask(self.versioned, keywords.get("max_version"))
         if plan.answer < 4 or (WHEN[plan.when][1] and self.calls > 1):
             self.handed = True
             return self.capsule

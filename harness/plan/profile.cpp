@@ -116,11 +116,7 @@ bool in_common(const Profile& p, const TensorCase& t) {
     for (DLCDtype d : p.dtypes) found |= same_dtype(d, s.dtype);
     if (!found) return false;
   }
-  if (!p.device_types.empty()) {
-    bool found = false;
-    for (int32_t d : p.device_types) found |= d == s.device.device_type;
-    if (!found) return false;
-  }
+  if (!takes_device(p, s.device.device_type)) return false;
   const uint32_t need = strides_needed(s);
   if ((need & ~p.strides) != 0) return false;
   if (s.ndim == 0 && !(p.features & DLC_FEATURE_ZERO_DIM)) return false;
@@ -376,6 +372,14 @@ bool declares_wishes(const Profile& p, const TensorCase& t) {
   // The mocks make every layout on request; a real exporter declares what it makes.
   if (p.features & DLC_FEATURE_TEST_LAYOUTS) return true;
   return (wished_representations(t.spec) & ~p.features) == 0;
+}
+
+bool takes_device(const Profile& p, int32_t device_type) {
+  if (p.device_types.empty()) return true;
+  for (int32_t d : p.device_types) {
+    if (d == device_type) return true;
+  }
+  return false;
 }
 
 bool consumer_supports(const Profile& p, const TensorCase& t) {

@@ -61,6 +61,8 @@ uint32_t wished_representations(const DLCTensorSpec& s);
 bool declares_wishes(const Profile& p, const TensorCase& t);
 // Is `t` inside a consumer's profile (it must import it when the tensor is valid for it)?
 bool consumer_supports(const Profile& p, const TensorCase& t);
+// Whether the profile lists the device type (an empty list takes every device).
+bool takes_device(const Profile& p, int32_t device_type);
 
 // "f32", "c128", "f4_e2m1fn", or "code:bits:lanes" for one without a name.
 std::string dtype_name(DLCDtype d);
