@@ -23,6 +23,7 @@
 #include <dlpack/dlpack.h>
 
 #include "abi.h"
+#include "device_memory.hpp"
 #include "dlc_fuzz_config.h"
 #include "fault.h"
 #include "geometry.hpp"
@@ -42,6 +43,8 @@
 // Present only when libFuzzer is linked in, which owns the sanitizers' death callback.
 extern "C" size_t LLVMFuzzerMutate(uint8_t* data, size_t size, size_t max_size)
     __attribute__((weak));
+// Present only in the replay main: whether it fuzzes (--mutate) rather than replays.
+extern "C" bool dlc_fuzz_mutating() __attribute__((weak));
 
 namespace dlc_fuzz {
 
@@ -51,8 +54,11 @@ const dlc::PartyRef& under_test() { return g_under_test; }
 void announce_under_test(const char* role, const dlc::LoadedPlugin& plugin) {
   g_under_test = {plugin.name(), plugin.header()};
   load_known_bugs();
-  // Under libFuzzer only: a replay's errors stay one line each.
-  if (LLVMFuzzerMutate == nullptr) return;
+  // Only when fuzzing (libFuzzer, or the replay main's --mutate): a replay's errors stay one line
+  // each.
+  if (LLVMFuzzerMutate == nullptr && (dlc_fuzz_mutating == nullptr || !dlc_fuzz_mutating())) {
+    return;
+  }
   std::fprintf(stderr, "dlconform fuzz: %s %s@%s: %s\n", role, plugin.name().c_str(),
                plugin.header().c_str(),
                plugin.table->description != nullptr ? plugin.table->description : "");
@@ -166,7 +172,7 @@ dlc::Rule g_no_storage_rule = dlc::Rule::LAY_10;
 dlc::FaultFacts fault_facts(const dlc::SignalFacts& signal) {
   dlc::FaultFacts facts;
   facts.signal = signal;
-  facts.block = host().arena.facts(signal.address);
+  facts.block = dlc::host_facts(host(), signal.address);  // device memory too (DEV-3)
   // A read through the data of a tensor with no storage that lands in a block an earlier case
   // freed is a read of data that never existed (NumPy walking strides of [0, -1] backwards from
   // data - 4), not a stale pointer kept since that case. So is a read past the 0-byte block
@@ -498,6 +504,9 @@ void set_python_reproducer() {
     if (value != nullptr && *value != '\0') words += std::string(name) + "=" + value + " ";
   }
   if (words.empty()) return;  // a C importer
+  // dlconform_capsule.py backs a capsule with host memory: a CUDA input needs the target's
+  // device memory, so the reproduce line (the input file) is the way to replay it.
+  if (const char* device = std::getenv("DLCONFORM_FUZZ_DEVICE_MEMORY"); device && *device) return;
   const char* python = std::getenv("DLCONFORM_PYTHON");
   g_python_lead = words + "PYTHONPATH=fuzz/python_importer:python:python/reproducers " +
                   (python != nullptr && *python != '\0' ? python : "python3") +
@@ -515,7 +524,8 @@ void install_fault_handler() {
   for (const char* name : {"DLCONFORM_PLUGIN", "DLCONFORM_CONSUMER", "DLCONFORM_PRODUCER",
                            "DLCONFORM_LEVEL", "DLCONFORM_PLUGIN_DIR", "DLCONFORM_PYTHON",
                            "DLCONFORM_PYTHON_MODULE", "DLCONFORM_PYTHON_ADAPTER",
-                           "DLCONFORM_PYTHON_IMPORTER"}) {
+                           "DLCONFORM_PYTHON_IMPORTER", "DLCONFORM_FUZZ_DEVICE_MEMORY",
+                           "DLCONFORM_FUZZ_CUDART"}) {
     if (const char* value = std::getenv(name)) command += std::string(" ") + name + "=" + value;
   }
   std::error_code ec;
@@ -568,11 +578,13 @@ DLC_NO_COVERAGE Built build_tensor(const TensorInput& in, bool versioned,
     b.skipped = true;
     return b;
   }
+  const bool device_backed = device_memory_on();
+  if (device_backed) release_device_memory();  // the last input's: its importer has let go
   host().reset();
   g_block_count = 0;
   dlc::GuardArena& arena = host().arena;
   // Where `data` points, and how much storage backs it: the plan fuzz-show-input rebuilds too.
-  const StoragePlan plan = plan_storage(in, versioned);
+  const StoragePlan plan = plan_storage(in, versioned, device_backed);
   if (plan.kind == StoragePlan::kSkipped) {
     b.skipped = true;
     return b;
@@ -593,7 +605,11 @@ DLC_NO_COVERAGE Built build_tensor(const TensorInput& in, bool versioned,
     data_block = static_cast<uint8_t*>(keep(arena.alloc(plan.bytes, 1, DLC_ALLOC_DATA)));
     if (fill && data_block != nullptr) std::memcpy(data_block, fill_pattern(), plan.bytes);
     data = data_block + plan.data_offset;
-    b.data_backed = true;
+    b.data_backed = !plan.on_device;
+    if (plan.on_device) {  // the same bytes in CUDA memory: the host block stays the reference
+      data = static_cast<uint8_t*>(copy_to_device(data_block, plan.bytes, host().devices)) +
+             plan.data_offset;
+    }
     if (fill) {
       LastFill& f = g_last_fill;
       f.g = g;
@@ -601,13 +617,15 @@ DLC_NO_COVERAGE Built build_tensor(const TensorInput& in, bool versioned,
       std::memcpy(f.shape, shape, 8 * dims);
       f.strides_given = strides_given && !g.packed_subbyte;
       if (f.strides_given) std::memcpy(f.strides, strides, 8 * dims);
-      f.origin = static_cast<uint64_t>((data + byte_offset) - data_block);
+      f.origin = plan.data_offset + byte_offset;
       b.digest_known = true;
     }
   } else if (plan.kind == StoragePlan::kNull) {
     data = nullptr;
   } else if (plan.kind == StoragePlan::kDevice) {
     data = static_cast<uint8_t*>(arena.device_poison(4096));  // DEV-3: never read on the host
+  } else if (plan.on_device) {
+    data = static_cast<uint8_t*>(copy_to_device(nullptr, 0, host().devices));  // invalid: nothing
   } else {
     data = static_cast<uint8_t*>(keep(arena.alloc(0, 1, DLC_ALLOC_DATA)));  // invalid: nothing
   }
@@ -659,7 +677,8 @@ DLC_NO_COVERAGE Built build_tensor(const TensorInput& in, bool versioned,
     b.managed = m;
   }
   arena.tag_struct(b.managed, kind);
-  if (versioned && (in.flags & dlc::abi::kFlagReadOnly) && data_block != nullptr) {
+  if (versioned && (in.flags & dlc::abi::kFlagReadOnly) && data_block != nullptr &&
+      !plan.on_device) {
     arena.protect_read_only(data_block);  // FLAG-1: a write faults
   }
   host().ledger.produced(b.managed);
@@ -703,6 +722,20 @@ Outcome hand_to(const dlc::LoadedPlugin& consumer, Built& built) {
 
 void judge_outcome(const dlc::LoadedPlugin& consumer, const Built& built, const Outcome& out) {
   const char* who = label(consumer);
+  if (device_memory_on()) {
+    // Device memory has no guard pages: a kernel or copy outside the tensor's memory shows as an
+    // error the runtime keeps, which also leaves the process unable to go on.
+    if (const char* fault = device_fault()) {
+      dlc::Finding f;
+      f.set(dlc::FindingClass::out_of_bounds, g_input_rule)
+          .add("the CUDA runtime reported ").add(fault).add(" after ").add(who)
+          .add(" imported the tensor: a device read or write outside the memory it was given");
+      f.role = dlc::Role::consumer;
+      print_finding(f);
+      print_reproducer();
+      std::abort();
+    }
+  }
   const char* const offered = out.offered;
   const char* name = built.handoff.name;
   const dlc::DeleterLedger& ledger = host().ledger;

@@ -19,6 +19,7 @@
 #include <string>
 
 #include "abi.h"
+#include "device_memory.hpp"
 #include "judge.h"
 #include "phase.h"
 #include "sanitizer_build.h"
@@ -168,6 +169,9 @@ void count_input() {
   if (g_counts.inputs++ != 0) return;
   g_first_input_ns = now_ns();
   g_child_share = LLVMFuzzerMutate != nullptr ? 0.1 : 1.0;
+  // A forked child cannot use its parent's CUDA context: with device memory, known bugs are
+  // left out.
+  if (device_memory_on()) g_child_share = 0;
   if (const char* share = std::getenv("DLCONFORM_KNOWN_CHILDREN")) {
     char* end = nullptr;
     const double value = std::strtod(share, &end);

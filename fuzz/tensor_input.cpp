@@ -190,7 +190,7 @@ std::string describe(const TensorInput& in, bool versioned) {
   return s;
 }
 
-StoragePlan plan_storage(const TensorInput& in, bool versioned) {
+StoragePlan plan_storage(const TensorInput& in, bool versioned, bool device_backed) {
   StoragePlan p;
   p.byte_offset = in.byte_offset;
   if (in.ndim > kMaxBackedNdim) {
@@ -208,7 +208,8 @@ StoragePlan plan_storage(const TensorInput& in, bool versioned) {
   }
   const dlc::geo::Geometry& g = p.geometry = dlc::geo::geometry(
       in.ndim, shape, strides_given ? strides : nullptr, in.dtype, p.padded);
-  const bool on_host = dlc::abi::is_host_accessible(in.device.device_type);
+  p.on_device = device_backed && in.device.device_type == dlc::abi::kDeviceCuda;
+  const bool on_host = dlc::abi::is_host_accessible(in.device.device_type) || p.on_device;
   uint64_t end = 0;
   if (g.valid && on_host && !(in.layout & kDataNull) &&
       !__builtin_add_overflow(in.byte_offset, g.storage_bytes, &end)) {

@@ -99,9 +99,12 @@ struct StoragePlan {
   uint64_t data_offset = 0;      // of `data` from the storage's start, for kBacked
   uint64_t byte_offset = 0;      // the struct's byte_offset (taken modulo a page when backed)
   bool padded = false;           // a versioned struct with IS_SUBBYTE_TYPE_PADDED
+  bool on_device = false;        // CUDA memory holds the storage (device_backed): a copy of it
   dlc::geo::Geometry geometry;   // of the extents and strides (not for ndim > kMaxBackedNdim)
 };
-StoragePlan plan_storage(const TensorInput& in, bool versioned);
+// With `device_backed` (DLCONFORM_FUZZ_DEVICE_MEMORY), a CUDA tensor is planned as a host one
+// would be, and build_tensor puts its storage in device memory.
+StoragePlan plan_storage(const TensorInput& in, bool versioned, bool device_backed = false);
 
 // What the edge mutator aims at besides the fixed edges: the consumer's own version.
 struct EdgeHints {

@@ -6,7 +6,10 @@ input, most stored as a difference from a valid float32 CPU scalar of DLPack 1.3
 bytes read as that default. encode() mirrors dlc_fuzz::encode (FuzzWriter) exactly; the test
 fuzz-input-roundtrip checks that the C++ decoder reads what this writes.
 
-  tools/fuzz-seeds.py [CORPUS_DIR]     (default: corpus/ of this checkout)"""
+  tools/fuzz-seeds.py [CORPUS_DIR]     (default: corpus/ of this checkout)
+  tools/fuzz-seeds.py --host-device TYPE:ID DIR
+                                       the tensor targets' seeds alone, into DIR/<target>/, with
+                                       TYPE:ID (2:0: CUDA) where a seed names no device"""
 import argparse
 import os
 import struct
@@ -42,57 +45,67 @@ def record(major=1, minor=3, flags=0, device=(1, 0), dtype=(2, 32, 1), shape=(),
     return forward[::-1].lstrip(b"\0")
 
 
-SEEDS = {
-    "compact_f32_8x8": record(shape=(8, 8)),
-    "transposed_f64": record(dtype=(2, 64, 1), shape=(8, 4), strides=(1, 8)),
-    "byte_offset_i16": record(dtype=(0, 16, 1), shape=(128,), byte_offset=64),
-    "ndim0_null_shape": record(shape=(), options=SHAPE_NULL | STRIDES_NULL),
-    "zero_size_null_data": record(shape=(0, 4), options=DATA_NULL),
-    "null_strides_v1_1": record(minor=1, shape=(4, 4), options=STRIDES_NULL),
-    "null_strides_v1_3": record(shape=(4, 4), options=STRIDES_NULL),
-    "negative_strides": record(shape=(8, 8), strides=(-8, 1)),
-    # a reversed view, x[::-1]: torch 1.13's importer aborts on any negative stride
-    "flipped_1d": record(shape=(16,), strides=(-1,)),
-    "broadcast_zero_stride": record(shape=(8, 8), strides=(0, 1)),
-    "read_only": record(flags=1, shape=(8, 8)),
-    "unknown_flag_bits": record(flags=1 << 40, shape=(4,)),
-    "future_major": record(major=2, minor=0, shape=(4,)),
-    # no release has a versioned struct of major 0: a consumer of 1.x refuses any major but 1
-    # (VER-2); NumPy checks major > 1 only and reads it as 1.x
-    "past_major": record(major=0, minor=9, shape=(4,)),
-    "future_minor_unknown_dtype": record(minor=99, dtype=(42, 32, 1), shape=(4,)),
-    "unknown_dtype": record(dtype=(99, 32, 1), shape=(4,)),
-    "fp4_with_8_bits": record(dtype=(17, 8, 1), shape=(16,)),
-    "fp4_packed": record(dtype=(17, 4, 1), shape=(64,)),
-    "zero_lanes": record(dtype=(2, 32, 0), shape=(4,)),
-    "cuda_device": record(device=(2, 0), shape=(8, 8)),
-    "cpu_device_id_3": record(device=(1, 3), shape=(4,)),
-    # libtorch 1.13 calls the deleter while it throws on a device it cannot hold
-    "opencl_device": record(device=(4, 0), shape=(8, 8)),
-    # a oneAPI tensor whose pointer no SYCL context knows: dpnp must refuse it unread (DEV-3)
-    "oneapi_device": record(device=(14, 0), shape=(8, 8)),
-    "ndim_40_arrays_of_8": record(shape=(1,) * 8, ndim=40),
-    "negative_ndim": record(ndim=-1),
-    "overflowing_shape": record(shape=(INT64_MAX, 4)),
-    "negative_extent": record(shape=(-1, 4)),
-    "null_shape_ndim2": record(shape=(2, 2), options=SHAPE_NULL),
-    "null_deleter": record(shape=(4,), options=DELETER_NULL),
-    "misaligned_data": record(shape=(8, 8), misalign=3),
-    "f32x4_lanes": record(dtype=(2, 32, 4), shape=(4, 4)),
-    "int8x2_lanes_odd_size": record(dtype=(0, 8, 2), shape=(7,)),
-    "ndim_12_compact": record(shape=(1, 2) * 6),
-    "ndim_12_null_data": record(shape=(1, 2) * 6, options=DATA_NULL),
-    "shape_product_over_int32": record(shape=(65536, 65536), device=(2, 0)),
-    "byte_offset_odd": record(dtype=(0, 8, 1), shape=(33,), byte_offset=5),
-    # found by the soak in the README's example adapter, which took a 0-bit dtype (DT-1)
-    "zero_bits_dtype": record(dtype=(2, 0, 1), shape=(16,)),
-    # also found in the example adapter: a count that fits int64 but whose bytes do not, and a
-    # stride whose reach overflows
-    "bytes_overflow_int64": record(shape=(INT64_MAX, 1)),
-    "huge_stride": record(shape=(2, 2), strides=(INT64_MAX, 1)),
-    # an extent-1 dimension may carry any stride (LAY-8): Arrow overflows on this one
-    "extent_one_huge_stride": record(shape=(2, 1), strides=(1, INT64_MAX)),
-}
+def tensor_seeds(default_device=(1, 0)):
+    """The tensor targets' seeds; `default_device` is the device of every seed that names none
+    (the GPU run's fuzz stage puts them on CUDA: tools/gpu-check)."""
+    def r(**fields):
+        fields.setdefault("device", default_device)
+        return record(**fields)
+
+    return {
+        "compact_f32_8x8": r(shape=(8, 8)),
+        "transposed_f64": r(dtype=(2, 64, 1), shape=(8, 4), strides=(1, 8)),
+        "byte_offset_i16": r(dtype=(0, 16, 1), shape=(128,), byte_offset=64),
+        "ndim0_null_shape": r(shape=(), options=SHAPE_NULL | STRIDES_NULL),
+        "zero_size_null_data": r(shape=(0, 4), options=DATA_NULL),
+        "null_strides_v1_1": r(minor=1, shape=(4, 4), options=STRIDES_NULL),
+        "null_strides_v1_3": r(shape=(4, 4), options=STRIDES_NULL),
+        "negative_strides": r(shape=(8, 8), strides=(-8, 1)),
+        # a reversed view, x[::-1]: torch 1.13's importer aborts on any negative stride
+        "flipped_1d": r(shape=(16,), strides=(-1,)),
+        "broadcast_zero_stride": r(shape=(8, 8), strides=(0, 1)),
+        "read_only": r(flags=1, shape=(8, 8)),
+        "unknown_flag_bits": r(flags=1 << 40, shape=(4,)),
+        "future_major": r(major=2, minor=0, shape=(4,)),
+        # no release has a versioned struct of major 0: a consumer of 1.x refuses any major but 1
+        # (VER-2); NumPy checks major > 1 only and reads it as 1.x
+        "past_major": r(major=0, minor=9, shape=(4,)),
+        "future_minor_unknown_dtype": r(minor=99, dtype=(42, 32, 1), shape=(4,)),
+        "unknown_dtype": r(dtype=(99, 32, 1), shape=(4,)),
+        "fp4_with_8_bits": r(dtype=(17, 8, 1), shape=(16,)),
+        "fp4_packed": r(dtype=(17, 4, 1), shape=(64,)),
+        "zero_lanes": r(dtype=(2, 32, 0), shape=(4,)),
+        "cuda_device": r(device=(2, 0), shape=(8, 8)),
+        "cpu_device_id_3": r(device=(1, 3), shape=(4,)),
+        # libtorch 1.13 calls the deleter while it throws on a device it cannot hold
+        "opencl_device": r(device=(4, 0), shape=(8, 8)),
+        # a oneAPI tensor whose pointer no SYCL context knows: dpnp must refuse it unread (DEV-3)
+        "oneapi_device": r(device=(14, 0), shape=(8, 8)),
+        "ndim_40_arrays_of_8": r(shape=(1,) * 8, ndim=40),
+        "negative_ndim": r(ndim=-1),
+        "overflowing_shape": r(shape=(INT64_MAX, 4)),
+        "negative_extent": r(shape=(-1, 4)),
+        "null_shape_ndim2": r(shape=(2, 2), options=SHAPE_NULL),
+        "null_deleter": r(shape=(4,), options=DELETER_NULL),
+        "misaligned_data": r(shape=(8, 8), misalign=3),
+        "f32x4_lanes": r(dtype=(2, 32, 4), shape=(4, 4)),
+        "int8x2_lanes_odd_size": r(dtype=(0, 8, 2), shape=(7,)),
+        "ndim_12_compact": r(shape=(1, 2) * 6),
+        "ndim_12_null_data": r(shape=(1, 2) * 6, options=DATA_NULL),
+        "shape_product_over_int32": r(shape=(65536, 65536), device=(2, 0)),
+        "byte_offset_odd": r(dtype=(0, 8, 1), shape=(33,), byte_offset=5),
+        # found by the soak in the README's example adapter, which took a 0-bit dtype (DT-1)
+        "zero_bits_dtype": r(dtype=(2, 0, 1), shape=(16,)),
+        # also found in the example adapter: a count that fits int64 but whose bytes do not, and a
+        # stride whose reach overflows
+        "bytes_overflow_int64": r(shape=(INT64_MAX, 1)),
+        "huge_stride": r(shape=(2, 2), strides=(INT64_MAX, 1)),
+        # an extent-1 dimension may carry any stride (LAY-8): Arrow overflows on this one
+        "extent_one_huge_stride": r(shape=(2, 1), strides=(1, INT64_MAX)),
+    }
+
+
+SEEDS = tensor_seeds()
 
 
 def ask(producer, major=None, minor=0):
@@ -170,7 +183,20 @@ if __name__ == "__main__":
                         default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "corpus"),
                         help="the corpus folder to write corpus/<target>/seeds/ into")
     parser.add_argument("--print", metavar="SEED", help="print the bytes of one seed as hex and exit")
+    parser.add_argument("--host-device", metavar="TYPE:ID",
+                        help="write the tensor seeds alone, on this device where they name none")
     args = parser.parse_args()
+    if args.host_device:
+        try:
+            device = tuple(int(x) for x in args.host_device.split(":"))
+            assert len(device) == 2 and all(x >= 0 for x in device)
+        except (ValueError, AssertionError):
+            sys.exit(f"fuzz-seeds.py: expected --host-device TYPE:ID such as 2:0 but found "
+                     f"'{args.host_device}'")
+        for name, data in tensor_seeds(device).items():
+            for target in ("import_versioned_fuzzer", "import_legacy_fuzzer"):
+                write(os.path.join(args.corpus, target), name, data)
+        sys.exit(0)
     if args.print:
         data = SEEDS.get(args.print, NEGOTIATION.get(args.print, PROTOCOL.get(args.print)))
         if data is None:

@@ -42,9 +42,17 @@ def main():
         return 77
     failures = []
     with tempfile.TemporaryDirectory(prefix="dlconform-gpu-check-") as out:
+        # The fuzz stage's plumbing, with the planted CUDA importer over the stand-in runtime
+        # (fuzz/python_importer/fake_cuda_runtime.cpp) in Debian's Python with its NumPy.
+        planted = os.path.join(ROOT, "fuzz", "python_importer", "planted_importers.py")
+        runtime = os.path.join(build, "fuzz", "python_importer", "fake-cuda-runtime.so")
+        python = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
         p = subprocess.run([os.path.join(ROOT, "tools", "gpu-check"), "--build-dir", build,
-                            "--out", out, "--budget", "1500"], stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, text=True)
+                            "--out", out, "--budget", "1500", "--python", python,
+                            "--fuzz-seconds", "5",
+                            "--fuzz-adapter", planted + ":CudaCopyingImporter"],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           env=dict(os.environ, DLCONFORM_FUZZ_CUDART=runtime))
         print(p.stdout[-3000:])
         if p.returncode != 0:
             failures.append(f"expected exit 0 from the dry run but found {p.returncode}")
@@ -78,7 +86,14 @@ def main():
         if stages.get("sanitizer", {}).get("skipped") != "no CUDA device":
             failures.append(f"expected compute-sanitizer skipped for want of a device but found "
                             f"{stages.get('sanitizer')}")
-        for name in ("GPU: none", "## CUDA matrix", "## GPU frameworks", "## compute-sanitizer"):
+        rows = stages.get("fuzz", {}).get("rows", [])
+        if sorted(r["target"] for r in rows) != ["import_legacy_fuzzer",
+                                                 "import_versioned_fuzzer"] or \
+                not all(r.get("exit") == 0 and r.get("executions", 0) > 0 for r in rows):
+            failures.append(f"expected the planted CUDA importer fuzzed by both import targets "
+                            f"without a finding but found {stages.get('fuzz')}")
+        for name in ("GPU: none", "## CUDA matrix", "## GPU frameworks", "## compute-sanitizer",
+                     "## GPU importers fuzzed", "python:CudaCopyingImporter"):
             if name not in text:
                 failures.append(f"expected '{name}' in gpu.md")
     # tools/cuda-sanitize without compute-sanitizer on the PATH: one line, exit 1.

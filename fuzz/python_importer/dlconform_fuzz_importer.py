@@ -22,6 +22,10 @@ import dlconform_capsule  # noqa: E402  (python/reproducers: reads and makes cap
 # The most bytes of a result read back: what the fuzz targets digest at most (tensor_input.hpp's
 # kMaxDigestedBytes).
 READ_BACK_LIMIT = 4 << 20
+# The devices whose results are read back: host memory, and CUDA where the fuzzed tensors have
+# device memory behind them (DLCONFORM_FUZZ_DEVICE_MEMORY=cuda: fuzz/device_memory.hpp), which
+# the adapter's to_np copies to the host.
+READABLE_DEVICES = (1, 3, 2) if os.environ.get("DLCONFORM_FUZZ_DEVICE_MEMORY") == "cuda" else (1, 3)
 # NumPy dtype name -> DLPack (code, bits, lanes), for what a library's result holds.
 CODES = dlc.DTYPES
 # Profile words (docs/matrix.md) -> DLCProfile bits (include/dlconform/plugin.h).
@@ -397,14 +401,19 @@ class Importer:
         return int(major), int(minor)
 
     def profile(self):
-        """(dtypes, strides bits, feature bits, max_ndim) of the adapter's profile: what the
-        differential target holds a refusal against."""
+        """(dtypes, strides bits, feature bits, max_ndim, device types) of the adapter's profile:
+        what the differential target holds a refusal against. The host's, and a CUDA library's
+        own device where the fuzzed CUDA tensors have device memory behind them."""
         dtypes = tuple(CODES[d] for d in self.fw.dtypes if d in CODES)
         strides = sum(STRIDE_BITS.get(w, 0) for w in set(self.fw.strides.split()))
         features = sum(FEATURE_BITS.get(w, 0) for w in set(self.fw.features.split()))
         if not self.asks_versioned:
             features |= LEGACY_STRUCT_ONLY
-        return dtypes, strides, features, int(self.fw.max_ndim)
+        devices = (1,) if self.fw.imports_host else ()
+        own = int(self.fw.device[0])
+        if own != 1 and own in READABLE_DEVICES:
+            devices += (own,)
+        return dtypes, strides, features, int(self.fw.max_ndim), devices or (1,)
 
     def cover_lines(self, address, size):
         """Starts LineCoverage over the packages DLCONFORM_PYTHON_COVERAGE names, writing into
@@ -455,14 +464,18 @@ class Importer:
             where = tuple(value.__dlpack_device__())
         except Exception:
             pass
-        if where is not None and where[0] not in (1, 3):  # not host memory: never read here
+        if where is not None and where[0] not in READABLE_DEVICES:  # never read here
             return NOT_READ
-        array = self.fw.to_np(value)
+        full_shape = _shape_of(value)
+        corner = _leading_corner(value, full_shape)
+        array = self.fw.to_np(corner)
         np = self.np
         shape = tuple(int(e) for e in array.shape)
         dtype = None
         if made is not None:
             _, shape, dtype = dlc.observed_layout(array, {"dtype": made[0], "ndim": made[1]})
+        if corner is not value and len(full_shape) >= len(shape):
+            shape = full_shape[:len(shape)]  # the corner's axes, at their full extents
         code, bits, lanes = dtype or CODES.get(array.dtype.name,
                                                (255, array.dtype.itemsize * 8, 1))
         if array.nbytes > READ_BACK_LIMIT:
@@ -474,6 +487,41 @@ class Importer:
 
     def drop(self):
         self.held = None
+
+
+def _shape_of(value):
+    try:
+        return tuple(int(e) for e in value.shape)
+    except Exception:
+        return None
+
+
+# The widest element a result holds (complex128), for the bound of what a corner may hold.
+WIDEST_ELEMENT = 16
+
+
+def _leading_corner(value, shape):
+    """`value`, or where it holds more than the read-back takes, its leading corner (the first
+    elements of each axis, the last axes whole as far as they fit): only an invalid tensor's
+    import is that large, and converting all of it (JAX's np.asarray, torch's contiguous()) asks
+    for gigabytes the importer never allocated, a false out-of-memory finding of the harness."""
+    if shape is None:
+        return value
+    count = 1
+    for extent in shape:
+        count *= extent
+    budget = READ_BACK_LIMIT // WIDEST_ELEMENT
+    if count <= budget:
+        return value
+    cut = []
+    for extent in reversed(shape):
+        kept = max(1, min(extent, budget))
+        cut.append(slice(0, kept))
+        budget = max(1, budget // kept)
+    try:
+        return value[tuple(reversed(cut))]
+    except Exception:  # a library without slicing: the whole, as before
+        return value
 
 
 # The names a protocol input gives the capsule (NAME_MODES), alive as long as the module.

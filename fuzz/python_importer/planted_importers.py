@@ -27,6 +27,13 @@ For the protocol around the capsule (python_protocol_fuzzer):
                          BufferError (DEV-3: a SHOULD, said as a note, never a stop)
   IndexesDeviceBlindly   reads __dlpack_device__'s answer as C code that indexes a tuple it never
                          checked: anything but a 2-tuple crashes it (DEV-1)
+
+For device memory behind fuzzed CUDA tensors (DLCONFORM_FUZZ_DEVICE_MEMORY=cuda, with the stand-in
+runtime fake_cuda_runtime.cpp as DLCONFORM_FUZZ_CUDART):
+
+  CudaCopyingImporter    correct: takes CUDA tensors, read with the stand-in's kernel
+  CudaReadsPastTheEnd    its kernel reads a page past the tensor: the device's error (out-of-bounds)
+  CudaIgnoresByteOffset  reads a CUDA tensor from data, forgetting byte_offset (LAY-4): wrong data
 """
 import ctypes
 
@@ -99,9 +106,15 @@ class CopyingImporter(dlc.Framework):
         finally:
             self.delete(managed)
 
+    readable_devices = (1, 3)
+
+    def read_span(self, t, address, size):
+        """The `size` bytes at `address`, where the tensor's elements lie."""
+        return (ctypes.c_char * size).from_address(address)
+
     def copy_out(self, t):
         np = self.np
-        if t.device_type not in (1, 3):
+        if t.device_type not in self.readable_devices:
             raise BufferError(f"expected a host tensor but found device type {t.device_type}")
         name = NUMPY_NAMES.get((t.code, t.bits))
         if name is None or t.lanes != 1:
@@ -121,12 +134,17 @@ class CopyingImporter(dlc.Framework):
         count = 1
         for e in shape:
             count *= e
+        if count * itemsize >= 1 << 63:
+            raise BufferError(f"expected a size below 2^63 bytes but found {count} elements")
         if count == 0:
             return np.zeros(shape, dtype=name)
         span = 1 + sum((e - 1) * s for e, s in zip(shape, strides))
         if span * itemsize > 1 << 30 or not t.data:
             raise BufferError(f"expected a readable tensor but found {span} elements of span")
-        raw = (ctypes.c_char * (span * itemsize)).from_address(self.origin(t))
+        if t.data + t.byte_offset + span * itemsize > 1 << 64:
+            raise BufferError(f"expected elements inside the address space but found data "
+                              f"{t.data:#x} + byte_offset {t.byte_offset}")
+        raw = self.read_span(t, self.origin(t), span * itemsize)
         base = np.frombuffer(raw, dtype=name)
         view = np.lib.stride_tricks.as_strided(base, shape, [s * itemsize for s in strides])
         return view.copy()
@@ -243,3 +261,38 @@ class RefusesDevicesWrongly(CopyingImporter):
         if t.device_type not in (1, 3):
             raise RuntimeError(f"device type {t.device_type} is not supported")  # the planted bug
         return super().copy_out(t)
+
+
+class CudaCopyingImporter(CopyingImporter):
+    """Correct, and a CUDA library's importer for the tests of device memory behind fuzzed
+    tensors: takes CUDA tensors too, and copies their elements out with the stand-in runtime's
+    kernel (fake_cuda_runtime.cpp, loaded by the harness from $DLCONFORM_FUZZ_CUDART), which
+    leaves cudaErrorIllegalAddress behind for a read outside the memory it was given."""
+    device = (2, 0)
+    readable_devices = (1, 2, 3)
+
+    def read_span(self, t, address, size):
+        if t.device_type != 2:
+            return super().read_span(t, address, size)
+        import os
+        runtime = ctypes.CDLL(os.environ["DLCONFORM_FUZZ_CUDART"])
+        runtime.fake_cuda_read.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p]
+        wanted = self.read_size(size, t)
+        out = (ctypes.c_char * wanted)()
+        error = runtime.fake_cuda_read(address, wanted, out)
+        if error:
+            raise RuntimeError(f"CUDA error {error}")
+        return out
+
+    def read_size(self, size, t):
+        return size
+
+
+class CudaReadsPastTheEnd(CudaCopyingImporter):
+    def read_size(self, size, t):
+        return size + 4096  # the planted bug: a kernel that reads a page past the tensor
+
+
+class CudaIgnoresByteOffset(CudaCopyingImporter):
+    def origin(self, t):
+        return t.data  # the planted bug: byte_offset forgotten, on the device

@@ -63,6 +63,7 @@ std::string g_error;              // why the body cannot run, for create()
 std::string g_name = "python-importer";
 std::string g_description;
 std::vector<DLCDtype> g_dtypes;
+std::vector<int32_t> g_device_types;
 DLCProfile g_profile{};
 DLCPlugin g_table{};
 // The capsule's name for the next consume() of a protocol input (python_protocol.h), and whether
@@ -104,9 +105,10 @@ bool set_sys_path(const char* lines, bool replace) {
   return true;
 }
 
-// The profile the adapter declares: dtypes, strides and features, from Importer.profile().
+// The profile the adapter declares: dtypes, strides, features and devices, from
+// Importer.profile().
 bool read_profile(PyObject* t) {
-  if (t == nullptr || !PyTuple_Check(t) || PyTuple_Size(t) != 4) return false;
+  if (t == nullptr || !PyTuple_Check(t) || PyTuple_Size(t) != 5) return false;
   PyObject* dtypes = PyTuple_GetItem(t, 0);
   int64_t strides = 0, features = 0, max_ndim = 0;
   if (!PyTuple_Check(dtypes) || !to_int64(PyTuple_GetItem(t, 1), &strides) ||
@@ -123,9 +125,16 @@ bool read_profile(PyObject* t) {
     g_dtypes.push_back({static_cast<uint8_t>(code), static_cast<uint8_t>(bits),
                         static_cast<uint16_t>(lanes)});
   }
-  static const int32_t kHost[] = {1};
+  PyObject* devices = PyTuple_GetItem(t, 4);
+  if (!PyTuple_Check(devices) || PyTuple_Size(devices) < 1) return false;
+  for (Py_ssize_t i = 0; i < PyTuple_Size(devices); ++i) {
+    int64_t device_type = 0;
+    if (!to_int64(PyTuple_GetItem(devices, i), &device_type)) return false;
+    g_device_types.push_back(static_cast<int32_t>(device_type));
+  }
   g_profile = {sizeof(DLCProfile), g_dtypes.data(), static_cast<uint32_t>(g_dtypes.size()),
-               kHost, 1, static_cast<uint32_t>(strides), static_cast<uint32_t>(features),
+               g_device_types.data(), static_cast<uint32_t>(g_device_types.size()),
+               static_cast<uint32_t>(strides), static_cast<uint32_t>(features),
                static_cast<int32_t>(max_ndim), {0, 0}};
   return true;
 }

@@ -56,7 +56,8 @@ constexpr uint64_t kKnownFlags = kFlagReadOnly | kFlagIsCopied | kFlagSubbytePad
 // The device types of CUDA memory (DLDeviceType, the same in every header from v0.6): device
 // (kDLCUDA), pinned host (kDLCUDAHost) and managed (kDLCUDAManaged) memory. The judge, the plan
 // and the CUDA mocks tell CUDA memory apart by this one list.
-inline constexpr int32_t kCudaDeviceTypes[] = {2, 3, 13};
+constexpr int32_t kDeviceCuda = 2;  // kDLCUDA: device-only memory
+inline constexpr int32_t kCudaDeviceTypes[] = {kDeviceCuda, 3, 13};
 constexpr bool is_cuda_memory(int32_t device_type) {
   for (const int32_t t : kCudaDeviceTypes) {
     if (t == device_type) return true;

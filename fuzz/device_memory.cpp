@@ -1,0 +1,114 @@
+#include "device_memory.hpp"
+
+#include <dlfcn.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
+#include "dlconform/plugin.h"
+
+namespace dlc_fuzz {
+namespace {
+
+// The runtime API's entry points used here, by their C signatures (cudaError_t is an int).
+struct CudaRuntime {
+  int (*get_device_count)(int*) = nullptr;
+  int (*malloc_device)(void**, size_t) = nullptr;
+  int (*memcpy)(void*, const void*, size_t, int) = nullptr;
+  int (*free_device)(void*) = nullptr;
+  int (*synchronize)() = nullptr;
+  const char* (*error_name)(int) = nullptr;
+};
+constexpr int kMemcpyHostToDevice = 1;
+
+enum class State { unknown, off, on };
+State g_state = State::unknown;
+CudaRuntime g_cuda;
+std::vector<void*> g_allocations;
+
+[[noreturn]] void refuse(const char* what, const char* found) {
+  std::fprintf(stderr,
+               "dlconform fuzz: DLCONFORM_FUZZ_DEVICE_MEMORY=cuda expected %s but found %s\n",
+               what, found);
+  std::exit(2);
+}
+
+const char* error_name(int error) {
+  const char* name = g_cuda.error_name != nullptr ? g_cuda.error_name(error) : nullptr;
+  return name != nullptr ? name : "an unnamed CUDA error";
+}
+
+void load_runtime() {
+  const char* chosen = std::getenv("DLCONFORM_FUZZ_CUDART");
+  const char* const names[] = {chosen, "libcudart.so.13", "libcudart.so.12", "libcudart.so"};
+  void* lib = nullptr;
+  for (const char* name : names) {
+    if (name != nullptr && *name != '\0' && (lib = dlopen(name, RTLD_NOW | RTLD_GLOBAL))) break;
+    if (name == chosen && chosen != nullptr && *chosen != '\0') {
+      refuse("a loadable CUDA runtime at $DLCONFORM_FUZZ_CUDART", dlerror());
+    }
+  }
+  if (lib == nullptr) refuse("a CUDA runtime (libcudart.so.13, .so.12 or .so)", "none");
+  auto take = [lib](auto& slot, const char* symbol) {
+    slot = reinterpret_cast<std::remove_reference_t<decltype(slot)>>(dlsym(lib, symbol));
+    if (slot == nullptr) refuse(symbol, "no such symbol in the CUDA runtime");
+  };
+  take(g_cuda.get_device_count, "cudaGetDeviceCount");
+  take(g_cuda.malloc_device, "cudaMalloc");
+  take(g_cuda.memcpy, "cudaMemcpy");
+  take(g_cuda.free_device, "cudaFree");
+  take(g_cuda.synchronize, "cudaDeviceSynchronize");
+  take(g_cuda.error_name, "cudaGetErrorName");
+  int count = 0;
+  const int error = g_cuda.get_device_count(&count);
+  if (error != 0) refuse("a CUDA device", error_name(error));
+  if (count < 1) refuse("a CUDA device", "0 devices");
+}
+
+}  // namespace
+
+bool device_memory_on() {
+  if (g_state != State::unknown) return g_state == State::on;
+  const char* wanted = std::getenv("DLCONFORM_FUZZ_DEVICE_MEMORY");
+  if (wanted == nullptr || *wanted == '\0') {
+    g_state = State::off;
+    return false;
+  }
+  if (std::strcmp(wanted, "cuda") != 0) {
+    std::fprintf(stderr,
+                 "dlconform fuzz: expected DLCONFORM_FUZZ_DEVICE_MEMORY=cuda or unset but found "
+                 "'%s'\n",
+                 wanted);
+    std::exit(2);
+  }
+  load_runtime();
+  g_state = State::on;
+  return true;
+}
+
+void* copy_to_device(const void* host, size_t bytes, dlc::DeviceLedger& ledger) {
+  void* device = nullptr;
+  int error = g_cuda.malloc_device(&device, bytes > 0 ? bytes : 1);
+  if (error != 0) refuse("cudaMalloc to give a fuzzed tensor device memory", error_name(error));
+  g_allocations.push_back(device);
+  ledger.allocated(device, bytes, DLC_DEVICE_ALLOC_CUDA_MALLOC);
+  if (bytes > 0 && (error = g_cuda.memcpy(device, host, bytes, kMemcpyHostToDevice)) != 0) {
+    refuse("cudaMemcpy to fill a fuzzed tensor's device memory", error_name(error));
+  }
+  return device;
+}
+
+void release_device_memory() {
+  for (void* device : g_allocations) g_cuda.free_device(device);
+  g_allocations.clear();
+}
+
+const char* device_fault() {
+  const int error = g_cuda.synchronize();
+  return error != 0 ? error_name(error) : nullptr;
+}
+
+}  // namespace dlc_fuzz
