@@ -31,7 +31,8 @@ std::vector<void*> g_allocations;
 
 [[noreturn]] void refuse(const char* what, const char* found) {
   std::fprintf(stderr,
-               "dlconform fuzz: DLCONFORM_FUZZ_DEVICE_MEMORY=cuda expected %s but found %s\n",
+               "dlconform fuzz: cannot start: DLCONFORM_FUZZ_DEVICE_MEMORY=cuda expected %s but "
+               "found %s\n",
                what, found);
   std::exit(2);
 }
@@ -79,8 +80,8 @@ bool device_memory_on() {
   }
   if (std::strcmp(wanted, "cuda") != 0) {
     std::fprintf(stderr,
-                 "dlconform fuzz: expected DLCONFORM_FUZZ_DEVICE_MEMORY=cuda or unset but found "
-                 "'%s'\n",
+                 "dlconform fuzz: cannot start: expected DLCONFORM_FUZZ_DEVICE_MEMORY=cuda or "
+                 "unset but found '%s'\n",
                  wanted);
     std::exit(2);
   }
