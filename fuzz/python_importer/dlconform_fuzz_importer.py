@@ -468,6 +468,8 @@ class Importer:
             return NOT_READ
         full_shape = _shape_of(value)
         corner = _leading_corner(value, full_shape)
+        if corner is None:
+            return NOT_READ
         array = self.fw.to_np(corner)
         np = self.np
         shape = tuple(int(e) for e in array.shape)
@@ -504,7 +506,10 @@ def _leading_corner(value, shape):
     """`value`, or where it holds more than the read-back takes, its leading corner (the first
     elements of each axis, the last axes whole as far as they fit): only an invalid tensor's
     import is that large, and converting all of it (JAX's np.asarray, torch's contiguous()) asks
-    for gigabytes the importer never allocated, a false out-of-memory finding of the harness."""
+    for gigabytes the importer never allocated, a false out-of-memory finding of the harness.
+    None where a large result cannot be cut: it is not read back (TVM-FFI's tensors cannot be
+    sliced, and their conversion is NumPy's from_dlpack, whose own bugs, NULL data allocated as
+    a fresh array, would be blamed on TVM-FFI)."""
     if shape is None:
         return value
     count = 1
@@ -520,8 +525,8 @@ def _leading_corner(value, shape):
         budget = max(1, budget // kept)
     try:
         return value[tuple(reversed(cut))]
-    except Exception:  # a library without slicing: the whole, as before
-        return value
+    except Exception:  # a library without slicing
+        return None
 
 
 # The names a protocol input gives the capsule (NAME_MODES), alive as long as the module.

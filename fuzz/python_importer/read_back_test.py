@@ -2,7 +2,7 @@
 """The read-back of an oversize import converts only its leading corner: an accepted invalid
 tensor of 2^33 elements (a zero-stride view here whose conversion copies all of it, as JAX
 and torch import NULL data without copying and convert by copying) is read back with its full shape and at most READ_BACK_LIMIT bytes, under an address
-space far smaller than the whole would need. Converting all of it first, as the read-back once
+space far smaller than the whole would need; one that cannot be sliced is not read back. Converting all of it first, as the read-back once
 did, asks for 64 GiB, a false out-of-memory finding of the harness. A small result is read whole.
 
   read_back_test.py        (Debian's Python with its NumPy)"""
@@ -31,6 +31,13 @@ class CopiesOnConversion:
         return self.view.__array__().copy()  # the whole, contiguous
 
 
+class Unsliceable(CopiesOnConversion):
+    """One that cannot be sliced either, as TVM-FFI's tensors: converting it is the only way."""
+
+    def __getitem__(self, key):
+        raise TypeError("not subscriptable")
+
+
 def main():
     resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
     importer = f.Importer()
@@ -46,6 +53,14 @@ def main():
             (code, bits, lanes) != (2, 64, 1):
         failures.append(f"expected the full shape, float64 and at most {f.READ_BACK_LIMIT} bytes "
                         f"but found {shape}, {(code, bits, lanes)} and {len(data)} bytes")
+    unsliceable = Unsliceable(np.broadcast_to(np.float32(1), (1 << 31,)))
+    try:
+        answer = importer.read(unsliceable, ((2, 32, 1), 1))
+    except MemoryError as e:
+        answer = f"the whole converted: {e}"
+    if answer != f.NOT_READ:
+        failures.append(f"expected an oversize result that cannot be sliced left unread but "
+                        f"found {answer if isinstance(answer, str) else answer[:5]}")
     small = np.arange(12, dtype="int16").reshape(3, 4)
     _, _, _, shape, _, data = importer.read(small, ((0, 16, 1), 2))
     if shape != (3, 4) or data != small.tobytes():
