@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "abi.h"
 #include "dlconform/plugin.h"
 
 namespace dlc_fuzz {
@@ -17,23 +18,39 @@ namespace {
 struct CudaRuntime {
   int (*get_device_count)(int*) = nullptr;
   int (*malloc_device)(void**, size_t) = nullptr;
+  int (*malloc_host)(void**, size_t) = nullptr;
+  int (*malloc_managed)(void**, size_t, unsigned) = nullptr;
   int (*memcpy)(void*, const void*, size_t, int) = nullptr;
   int (*free_device)(void*) = nullptr;
+  int (*free_host)(void*) = nullptr;
   int (*synchronize)() = nullptr;
   const char* (*error_name)(int) = nullptr;
 };
-constexpr int kMemcpyHostToDevice = 1;
+constexpr int kMemcpyDefault = 4;  // the kind follows from the pointers (unified addressing)
+constexpr unsigned kMemAttachGlobal = 1;
+
+struct Allocation {
+  void* pointer;
+  bool pinned;  // cudaMallocHost: freed with cudaFreeHost
+};
 
 enum class State { unknown, off, on };
 State g_state = State::unknown;
 CudaRuntime g_cuda;
-std::vector<void*> g_allocations;
+std::vector<Allocation> g_allocations;
 
 [[noreturn]] void refuse(const char* what, const char* found) {
   std::fprintf(stderr,
                "dlconform fuzz: cannot start: DLCONFORM_FUZZ_DEVICE_MEMORY=cuda expected %s but "
                "found %s\n",
                what, found);
+  std::exit(2);
+}
+
+// The harness's own use of the runtime failed mid-run (no memory left on the device, a free
+// refused): not a finding of the importer, and the run cannot go on.
+[[noreturn]] void device_failed(const char* what, const char* found) {
+  std::fprintf(stderr, "dlconform fuzz: device memory: expected %s but found %s\n", what, found);
   std::exit(2);
 }
 
@@ -59,8 +76,11 @@ void load_runtime() {
   };
   take(g_cuda.get_device_count, "cudaGetDeviceCount");
   take(g_cuda.malloc_device, "cudaMalloc");
+  take(g_cuda.malloc_host, "cudaMallocHost");
+  take(g_cuda.malloc_managed, "cudaMallocManaged");
   take(g_cuda.memcpy, "cudaMemcpy");
   take(g_cuda.free_device, "cudaFree");
+  take(g_cuda.free_host, "cudaFreeHost");
   take(g_cuda.synchronize, "cudaDeviceSynchronize");
   take(g_cuda.error_name, "cudaGetErrorName");
   int count = 0;
@@ -90,20 +110,41 @@ bool device_memory_on() {
   return true;
 }
 
-void* copy_to_device(const void* host, size_t bytes, dlc::DeviceLedger& ledger) {
+void* copy_to_device(const void* host, size_t bytes, int32_t device_type,
+                     dlc::DeviceLedger& ledger) {
   void* device = nullptr;
-  int error = g_cuda.malloc_device(&device, bytes > 0 ? bytes : 1);
-  if (error != 0) refuse("cudaMalloc to give a fuzzed tensor device memory", error_name(error));
-  g_allocations.push_back(device);
-  ledger.allocated(device, bytes, DLC_DEVICE_ALLOC_CUDA_MALLOC);
-  if (bytes > 0 && (error = g_cuda.memcpy(device, host, bytes, kMemcpyHostToDevice)) != 0) {
-    refuse("cudaMemcpy to fill a fuzzed tensor's device memory", error_name(error));
+  const size_t size = bytes > 0 ? bytes : 1;
+  int error = 0;
+  int32_t allocator = DLC_DEVICE_ALLOC_CUDA_MALLOC;
+  const char* call = "cudaMalloc to give a fuzzed tensor device memory";
+  if (device_type == dlc::abi::kDeviceCudaHost) {
+    error = g_cuda.malloc_host(&device, size);
+    allocator = DLC_DEVICE_ALLOC_CUDA_MALLOC_HOST;
+    call = "cudaMallocHost to give a fuzzed tensor pinned memory";
+  } else if (device_type == dlc::abi::kDeviceCudaManaged) {
+    error = g_cuda.malloc_managed(&device, size, kMemAttachGlobal);
+    allocator = DLC_DEVICE_ALLOC_CUDA_MALLOC_MANAGED;
+    call = "cudaMallocManaged to give a fuzzed tensor managed memory";
+  } else {
+    error = g_cuda.malloc_device(&device, size);
+  }
+  if (error != 0) device_failed(call, error_name(error));
+  g_allocations.push_back({device, allocator == DLC_DEVICE_ALLOC_CUDA_MALLOC_HOST});
+  ledger.allocated(device, bytes, allocator);
+  if (bytes > 0 && (error = g_cuda.memcpy(device, host, bytes, kMemcpyDefault)) != 0) {
+    device_failed("cudaMemcpy to fill a fuzzed tensor's memory", error_name(error));
   }
   return device;
 }
 
 void release_device_memory() {
-  for (void* device : g_allocations) g_cuda.free_device(device);
+  for (const Allocation& a : g_allocations) {
+    if (const int error = (a.pinned ? g_cuda.free_host : g_cuda.free_device)(a.pointer)) {
+      device_failed(a.pinned ? "cudaFreeHost to free a fuzzed tensor's pinned memory"
+                             : "cudaFree to free a fuzzed tensor's memory",
+                    error_name(error));
+    }
+  }
   g_allocations.clear();
 }
 

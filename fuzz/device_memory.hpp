@@ -1,6 +1,8 @@
 // Real CUDA memory behind fuzzed CUDA tensors, for a GPU importer (torch, CuPy, JAX on CUDA: the
 // GPU run's fuzz stage, tools/gpu-check). Off unless $DLCONFORM_FUZZ_DEVICE_MEMORY is "cuda";
-// without it a CUDA tensor's data is a pointer that faults on any host access (DEV-3).
+// without it a kDLCUDA tensor's data is a pointer that faults on any host access (DEV-3), and
+// pinned and managed tensors get plain host memory. Device 0 only: a tensor that names another
+// CUDA device keeps the faulting pointer.
 //
 // The CUDA runtime is loaded at run time ($DLCONFORM_FUZZ_CUDART, else libcudart.so.13, .so.12,
 // .so), so the fuzz targets need no CUDA to build, and any compiler builds them: the GPU machine
@@ -8,6 +10,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "device_ledger.h"
 
@@ -18,10 +21,14 @@ namespace dlc_fuzz {
 // memory never goes on without it.
 bool device_memory_on();
 
-// A device copy of `bytes` host bytes (cudaMalloc, cudaMemcpy), recorded in `ledger` (the
-// host's) so that a host access to it is named DEV-3. Freed by release_device_memory(), which
-// build_tensor calls before the next input: an importer has dropped the tensor by then.
-void* copy_to_device(const void* host, size_t bytes, dlc::DeviceLedger& ledger);
+// A copy of `bytes` host bytes in CUDA memory of `device_type`'s kind, as a CUDA library expects
+// it: kDLCUDA device memory (cudaMalloc), kDLCUDAHost pinned memory (cudaMallocHost),
+// kDLCUDAManaged managed memory (cudaMallocManaged); then cudaMemcpy. It is
+// recorded in `ledger` (the host's): a host access to device memory is named DEV-3. Freed by
+// release_device_memory(), which build_tensor calls before the next input: an importer has
+// dropped the tensor by then.
+void* copy_to_device(const void* host, size_t bytes, int32_t device_type,
+                     dlc::DeviceLedger& ledger);
 void release_device_memory();
 
 // Synchronises the device: the CUDA runtime's name of the error a kernel or copy of the last

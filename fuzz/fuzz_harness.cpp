@@ -605,9 +605,10 @@ DLC_NO_COVERAGE Built build_tensor(const TensorInput& in, bool versioned,
     data_block = static_cast<uint8_t*>(keep(arena.alloc(plan.bytes, 1, DLC_ALLOC_DATA)));
     if (fill && data_block != nullptr) std::memcpy(data_block, fill_pattern(), plan.bytes);
     data = data_block + plan.data_offset;
-    b.data_backed = !plan.on_device;
+    b.data_backed = !plan.on_device || dlc::abi::is_host_accessible(in.device.device_type);
     if (plan.on_device) {  // the same bytes in CUDA memory: the host block stays the reference
-      data = static_cast<uint8_t*>(copy_to_device(data_block, plan.bytes, host().devices)) +
+      data = static_cast<uint8_t*>(copy_to_device(data_block, plan.bytes, in.device.device_type,
+                                                  host().devices)) +
              plan.data_offset;
     }
     if (fill) {
@@ -625,7 +626,9 @@ DLC_NO_COVERAGE Built build_tensor(const TensorInput& in, bool versioned,
   } else if (plan.kind == StoragePlan::kDevice) {
     data = static_cast<uint8_t*>(arena.device_poison(4096));  // DEV-3: never read on the host
   } else if (plan.on_device) {
-    data = static_cast<uint8_t*>(copy_to_device(nullptr, 0, host().devices));  // invalid: nothing
+    // invalid: nothing to read
+    data = static_cast<uint8_t*>(copy_to_device(nullptr, 0, in.device.device_type,
+                                                host().devices));
   } else {
     data = static_cast<uint8_t*>(keep(arena.alloc(0, 1, DLC_ALLOC_DATA)));  // invalid: nothing
   }

@@ -22,6 +22,7 @@ constexpr size_t kMaxAllocations = 64;
 struct Allocation {
   uintptr_t start = 0;
   size_t size = 0;
+  bool pinned = false;  // cudaMallocHost's: only cudaFreeHost frees it, as on a device
 };
 Allocation g_allocations[kMaxAllocations];
 int g_sticky = kSuccess;
@@ -35,30 +36,21 @@ bool inside_one(uintptr_t start, size_t bytes) {
   return false;
 }
 
-}  // namespace
-
-extern "C" {
-
-__attribute__((visibility("default"))) int cudaGetDeviceCount(int* count) {
-  *count = 1;
-  return kSuccess;
-}
-
-__attribute__((visibility("default"))) int cudaMalloc(void** out, size_t bytes) {
+int allocate(void** out, size_t bytes, bool pinned) {
   for (Allocation& a : g_allocations) {
     if (a.start != 0) continue;
     void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) return kErrorMemoryAllocation;
-    a = {reinterpret_cast<uintptr_t>(p), bytes};
+    a = {reinterpret_cast<uintptr_t>(p), bytes, pinned};
     *out = p;
     return kSuccess;
   }
   return kErrorMemoryAllocation;
 }
 
-__attribute__((visibility("default"))) int cudaFree(void* p) {
+int release(void* p, bool pinned) {
   for (Allocation& a : g_allocations) {
-    if (a.start == reinterpret_cast<uintptr_t>(p) && p != nullptr) {
+    if (a.start == reinterpret_cast<uintptr_t>(p) && p != nullptr && a.pinned == pinned) {
       munmap(p, a.size);
       a = {};
       return kSuccess;
@@ -66,6 +58,34 @@ __attribute__((visibility("default"))) int cudaFree(void* p) {
   }
   return kErrorInvalidValue;
 }
+
+}  // namespace
+
+extern "C" {
+
+__attribute__((visibility("default"))) int cudaMalloc(void** out, size_t bytes) {
+  return allocate(out, bytes, false);
+}
+
+__attribute__((visibility("default"))) int cudaGetDeviceCount(int* count) {
+  *count = 1;
+  return kSuccess;
+}
+
+// Pinned and managed memory are host memory here too. Pinned memory is freed by cudaFreeHost
+// alone (cudaFree refuses it, as CUDA does), so the harness's choice of free function is tested.
+__attribute__((visibility("default"))) int cudaMallocHost(void** out, size_t bytes) {
+  return allocate(out, bytes, true);
+}
+
+__attribute__((visibility("default"))) int cudaMallocManaged(void** out, size_t bytes,
+                                                             unsigned /*flags*/) {
+  return allocate(out, bytes, false);
+}
+
+__attribute__((visibility("default"))) int cudaFree(void* p) { return release(p, false); }
+
+__attribute__((visibility("default"))) int cudaFreeHost(void* p) { return release(p, true); }
 
 __attribute__((visibility("default"))) int cudaMemcpy(void* to, const void* from, size_t bytes,
                                                       int /*kind*/) {

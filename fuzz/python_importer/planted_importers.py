@@ -271,6 +271,11 @@ class CudaCopyingImporter(CopyingImporter):
     device = (2, 0)
     readable_devices = (1, 2, 3)
 
+    def copy_out(self, t):
+        if t.device_type == 2 and t.device_id != 0:  # the one device the stand-in has
+            raise BufferError(f"expected CUDA device 0 but found device {t.device_id}")
+        return super().copy_out(t)
+
     def read_span(self, t, address, size):
         if t.device_type != 2:
             return super().read_span(t, address, size)

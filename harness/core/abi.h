@@ -56,8 +56,10 @@ constexpr uint64_t kKnownFlags = kFlagReadOnly | kFlagIsCopied | kFlagSubbytePad
 // The device types of CUDA memory (DLDeviceType, the same in every header from v0.6): device
 // (kDLCUDA), pinned host (kDLCUDAHost) and managed (kDLCUDAManaged) memory. The judge, the plan
 // and the CUDA mocks tell CUDA memory apart by this one list.
-constexpr int32_t kDeviceCuda = 2;  // kDLCUDA: device-only memory
-inline constexpr int32_t kCudaDeviceTypes[] = {kDeviceCuda, 3, 13};
+constexpr int32_t kDeviceCuda = 2;          // kDLCUDA: device-only memory
+constexpr int32_t kDeviceCudaHost = 3;      // kDLCUDAHost: pinned host memory
+constexpr int32_t kDeviceCudaManaged = 13;  // kDLCUDAManaged: managed memory
+inline constexpr int32_t kCudaDeviceTypes[] = {kDeviceCuda, kDeviceCudaHost, kDeviceCudaManaged};
 constexpr bool is_cuda_memory(int32_t device_type) {
   for (const int32_t t : kCudaDeviceTypes) {
     if (t == device_type) return true;
