@@ -36,6 +36,8 @@ runtime fake_cuda_runtime.cpp as DLCONFORM_FUZZ_CUDART):
   CudaIgnoresByteOffset  reads a CUDA tensor from data, forgetting byte_offset (LAY-4): wrong data
 """
 import ctypes
+import functools
+import os
 
 import dlconform_adapter as dlc
 
@@ -263,6 +265,14 @@ class RefusesDevicesWrongly(CopyingImporter):
         return super().copy_out(t)
 
 
+@functools.lru_cache(maxsize=None)
+def _stand_in_runtime():
+    """The stand-in CUDA runtime the harness loaded ($DLCONFORM_FUZZ_CUDART), with its kernel."""
+    runtime = ctypes.CDLL(os.environ["DLCONFORM_FUZZ_CUDART"])
+    runtime.fake_cuda_read.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p]
+    return runtime
+
+
 class CudaCopyingImporter(CopyingImporter):
     """Correct, and a CUDA library's importer for the tests of device memory behind fuzzed
     tensors: takes CUDA tensors too, and copies their elements out with the stand-in runtime's
@@ -279,9 +289,7 @@ class CudaCopyingImporter(CopyingImporter):
     def read_span(self, t, address, size):
         if t.device_type != 2:
             return super().read_span(t, address, size)
-        import os
-        runtime = ctypes.CDLL(os.environ["DLCONFORM_FUZZ_CUDART"])
-        runtime.fake_cuda_read.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p]
+        runtime = _stand_in_runtime()
         wanted = self.read_size(size, t)
         out = (ctypes.c_char * wanted)()
         error = runtime.fake_cuda_read(address, wanted, out)
