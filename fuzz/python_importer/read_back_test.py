@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The read-back of an oversize import converts only its leading corner: an accepted invalid
-tensor of 2^33 elements (a zero-stride view here whose conversion copies all of it, as JAX
-and torch import NULL data without copying and convert by copying) is read back with its full shape and at most READ_BACK_LIMIT bytes, under an address
-space far smaller than the whole would need; one that cannot be sliced is not read back. Converting all of it first, as the read-back once
+tensor of 2^33 elements (a zero-stride view here whose conversion copies all of it, as JAX and
+torch import NULL data without copying and convert by copying) is read back with its full shape
+and at most READ_BACK_LIMIT bytes, under an address space far smaller than the whole would need;
+one that cannot be sliced is not read back. Converting all of it first, as the read-back once
 did, asks for 64 GiB, a false out-of-memory finding of the harness. A small result is read whole.
 
   read_back_test.py        (Debian's Python with its NumPy)"""
