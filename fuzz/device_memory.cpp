@@ -60,16 +60,17 @@ const char* error_name(int error) {
 }
 
 void load_runtime() {
-  const char* chosen = std::getenv("DLCONFORM_FUZZ_CUDART");
-  const char* const names[] = {chosen, "libcudart.so.13", "libcudart.so.12", "libcudart.so"};
   void* lib = nullptr;
-  for (const char* name : names) {
-    if (name != nullptr && *name != '\0' && (lib = dlopen(name, RTLD_NOW | RTLD_GLOBAL))) break;
-    if (name == chosen && chosen != nullptr && *chosen != '\0') {
-      refuse("a loadable CUDA runtime at $DLCONFORM_FUZZ_CUDART", dlerror());
+  const char* chosen = std::getenv("DLCONFORM_FUZZ_CUDART");
+  if (chosen != nullptr && *chosen != '\0') {
+    lib = dlopen(chosen, RTLD_NOW | RTLD_GLOBAL);
+    if (lib == nullptr) refuse("a loadable CUDA runtime at $DLCONFORM_FUZZ_CUDART", dlerror());
+  } else {
+    for (const char* name : {"libcudart.so.13", "libcudart.so.12", "libcudart.so"}) {
+      if ((lib = dlopen(name, RTLD_NOW | RTLD_GLOBAL)) != nullptr) break;
     }
+    if (lib == nullptr) refuse("a CUDA runtime (libcudart.so.13, .so.12 or .so)", "none");
   }
-  if (lib == nullptr) refuse("a CUDA runtime (libcudart.so.13, .so.12 or .so)", "none");
   auto take = [lib](auto& slot, const char* symbol) {
     slot = reinterpret_cast<std::remove_reference_t<decltype(slot)>>(dlsym(lib, symbol));
     if (slot == nullptr) refuse(symbol, "no such symbol in the CUDA runtime");

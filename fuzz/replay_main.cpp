@@ -84,7 +84,7 @@ bool take_mutate_options(int* argc, char** argv, MutateOptions* options) {
 
 // A byte-level mutation: a bit flipped, a byte set to an edge value, or a byte inserted or
 // dropped; where the target has no mutator of its own, and for half of the executions otherwise.
-size_t mutate_bytes(std::vector<uint8_t>& bytes, size_t max_size, std::minstd_rand& rng) {
+void mutate_bytes(std::vector<uint8_t>& bytes, size_t max_size, std::minstd_rand& rng) {
   static constexpr uint8_t kEdges[] = {0x00, 0x01, 0x7f, 0x80, 0xfe, 0xff};
   if (bytes.empty()) bytes.push_back(0);
   const size_t at = rng() % bytes.size();
@@ -98,7 +98,6 @@ size_t mutate_bytes(std::vector<uint8_t>& bytes, size_t max_size, std::minstd_ra
       if (bytes.size() > 1) bytes.erase(bytes.begin() + at);
       break;
   }
-  return bytes.size();
 }
 
 bool write_input(const std::string& path, const std::vector<uint8_t>& bytes) {
@@ -218,7 +217,7 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
-  if (options.seconds >= 0) return mutate(inputs, options);
+  if (g_mutating) return mutate(inputs, options);
   std::printf("1..%zu\n", files.size());
   for (size_t i = 0; i < files.size(); ++i) {
     const std::vector<uint8_t>& bytes = inputs[i];

@@ -189,8 +189,9 @@ if __name__ == "__main__":
     if args.host_device:
         try:
             device = tuple(int(x) for x in args.host_device.split(":"))
-            assert len(device) == 2 and all(x >= 0 for x in device)
-        except (ValueError, AssertionError):
+        except ValueError:
+            device = ()
+        if len(device) != 2 or min(device) < 0:
             sys.exit(f"fuzz-seeds.py: expected --host-device TYPE:ID such as 2:0 but found "
                      f"'{args.host_device}'")
         for name, data in tensor_seeds(device).items():
