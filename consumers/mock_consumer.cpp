@@ -6,6 +6,9 @@
 //   strict    - versioned, and also refuses SHOULD-level violations: the reference validator as a
 //               consumer; its refusals name the rule. Like NumPy it refuses a storage size of
 //               2^63 bytes or more, which the others take (LAY-10 allows both).
+//   untaken   - versioned, but takes the tensor (renames the capsule) only once its import has
+//               succeeded, as torch's, MXNet's and tvm-ffi's own entry points do: a refusal
+//               leaves the tensor with its producer, and it calls no deleter then (LIFE-1, LIFE-3).
 // The struct is read through this translation unit's own header types; the field checks are the
 // shared validator's. DLC_BUG plants one bug class (see kBug below) for the detection tests.
 #include <cstdlib>
@@ -21,6 +24,7 @@
 #define DLC_KIND_legacy 1
 #define DLC_KIND_versioned 2
 #define DLC_KIND_strict 3
+#define DLC_KIND_untaken 4
 #define DLC_CAT2(a, b) a##b
 #define DLC_CAT(a, b) DLC_CAT2(a, b)
 #define DLC_KIND DLC_CAT(DLC_KIND_, DLC_CONSUMER)
@@ -50,6 +54,7 @@
 #define DLC_BUG_frees_shape 20
 #define DLC_BUG_frees_unowned 21
 #define DLC_BUG_takes_used_capsule 22
+#define DLC_BUG_deletes_untaken 23
 #ifndef DLC_BUG
 #define DLC_BUG none
 #endif
@@ -64,12 +69,16 @@ namespace {
 using dlc_mock::set_error;
 constexpr int kBug = DLC_BUG_ID;
 constexpr bool kVersioned = DLC_KIND != DLC_KIND_legacy;
+// Whether the capsule is renamed before anything can fail (the tensor is then this consumer's to
+// delete, also on a refusal) or only once the import has succeeded (the untaken kind).
+constexpr bool kTakesFirst = DLC_KIND != DLC_KIND_untaken;
 constexpr int32_t kMaxNdim = 16;  // this consumer's own limit; larger tensors are refused
 
 struct Imported {
   void* pointer = nullptr;
   int kind = DLC_STRUCT_UNKNOWN;
   bool deleted = false;
+  bool taken = false;  // this consumer's to delete: renamed, or a raw exchange
 };
 Imported g_imported;
 // For the planted double free: the deleter as read before the first call.
@@ -169,6 +178,11 @@ bool digest(const DLTensor& t, uint64_t flags, DLCObservation* obs) {
 
 int refuse(Imported& t, char* err, size_t err_len, const std::string& why) {
   set_error(err, err_len, why.c_str());
+  if (!t.taken) {  // the producer keeps it: not ours to delete, nor to release
+    if (kBug == DLC_BUG_deletes_untaken) call_deleter(t);  // the planted double free
+    t.pointer = nullptr;
+    return DLC_ERR_BUFFER;
+  }
   if (kBug != DLC_BUG_no_delete) call_deleter(t);  // LIFE-3: also on rejection
   return DLC_ERR_BUFFER;
 }
@@ -201,12 +215,12 @@ int consume(void*, DLCHandoff* handoff, const DLCRequest*, DLCObservation* obs, 
     set_error(err, err_len, why.c_str());
     return DLC_ERR_BUFFER;
   }
-  if (handoff->name != nullptr) {
-    handoff->name = kind == DLC_STRUCT_VERSIONED ? "used_dltensor_versioned" : "used_dltensor";
-  }
+  const char* used = kind == DLC_STRUCT_VERSIONED ? "used_dltensor_versioned" : "used_dltensor";
+  if (handoff->name != nullptr && kTakesFirst) handoff->name = used;
   Imported& t = g_imported;
   t.pointer = handoff->pointer;
   t.kind = kind;
+  t.taken = handoff->name == nullptr || kTakesFirst;
   obs->struct_kind = kind;
 
   // 2. Version (VER-2): on another major only the deleter may be touched.
@@ -323,6 +337,10 @@ int consume(void*, DLCHandoff* handoff, const DLCRequest*, DLCObservation* obs, 
     *first = *first;  // "normalises" in place
   }
   if (kBug == DLC_BUG_early_delete || kBug == DLC_BUG_double_delete) call_deleter(t);
+  if (!t.taken) {  // the untaken kind takes it now that the import succeeded (LIFE-1)
+    handoff->name = used;
+    t.taken = true;
+  }
   return DLC_OK;
 }
 

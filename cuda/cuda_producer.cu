@@ -207,8 +207,10 @@ int build(const DLCRequest& request, DLTensor* t, CudaContext* c, char* err, siz
                     "cudaEventCreateWithFlags", err, err_len)) {
     return DLC_ERR_INTERNAL;
   }
-  if (!dlc_cuda::ok(cudaLaunchHostFunc(c->stream, dlc_cuda::hold_stream, nullptr),
-                    "cudaLaunchHostFunc", err, err_len) ||
+  // No hold where no consumer reads the device memory (DLC_SPEC_NO_DEVICE_READ): nothing races.
+  const bool hold = (request.tensor.options & DLC_SPEC_NO_DEVICE_READ) == 0;
+  if ((hold && !dlc_cuda::ok(cudaLaunchHostFunc(c->stream, dlc_cuda::hold_stream, nullptr),
+                             "cudaLaunchHostFunc", err, err_len)) ||
       !dlc_cuda::ok(cudaMemcpyAsync(c->block, c->scratch, c->bytes, cudaMemcpyDefault, c->stream),
                     "cudaMemcpyAsync", err, err_len) ||
       !dlc_cuda::ok(cudaEventRecord(c->written, c->stream), "cudaEventRecord", err, err_len)) {

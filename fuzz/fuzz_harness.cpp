@@ -616,9 +616,17 @@ void judge_outcome(const dlc::LoadedPlugin& consumer, const Built& built, const 
     // error the runtime keeps, which also leaves the process unable to go on.
     if (const char* fault = device_fault()) {
       dlc::Finding f;
-      f.set(dlc::FindingClass::out_of_bounds, g_input_rule)
-          .add("the CUDA runtime reported ").add(fault).add(" after ").add(who)
-          .add(" imported the tensor: a device read or write outside the memory it was given");
+      if (std::strstr(fault, "Misaligned") != nullptr) {
+        // A device load at an address its width does not divide: the importer relied on an
+        // alignment the tensor's data need not have (LAY-9), inside the memory it was given.
+        f.set(dlc::FindingClass::misaligned_access)
+            .add("expected an alignment check before a device access but found ").add(fault)
+            .add(" after ").add(who).add(" imported the tensor");
+      } else {
+        f.set(dlc::FindingClass::out_of_bounds, g_input_rule)
+            .add("the CUDA runtime reported ").add(fault).add(" after ").add(who)
+            .add(" imported the tensor: a device read or write outside the memory it was given");
+      }
       f.role = dlc::Role::consumer;
       print_finding(f);
       print_reproducer();

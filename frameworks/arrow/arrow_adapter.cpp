@@ -78,6 +78,9 @@ int consume(void*, DLCHandoff* handoff, const DLCRequest*, DLCObservation* obs, 
                     handoff->name);
       return DLC_ERR_BUFFER;  // not renamed: the producer keeps it
     }
+    // The library's contract on a failed call: taken. ImportTensorVersioned
+    // (cpp/src/arrow/c/dlpack.cc) first wraps the struct in CppDLTensor::TakeOwnership, whose
+    // destructor calls the deleter on every failure after it, so the capsule is renamed first.
     handoff->name = "used_dltensor_versioned";  // LIFE-1
   }
   auto* m = static_cast<DLManagedTensorVersioned*>(handoff->pointer);

@@ -49,7 +49,10 @@ int consume(void*, DLCHandoff* handoff, const DLCRequest*, DLCObservation* obs, 
     set_error(err, err_len, "expected a dltensor capsule (at::fromDLPack takes DLManagedTensor)");
     return DLC_ERR_BUFFER;
   }
-  handoff->name = "used_dltensor";  // LIFE-1, as torch.from_dlpack does before converting
+  // The library's contract on a failed call: not taken. torch.from_dlpack's C++ entry point
+  // (tensor_fromDLPack, torch/csrc/utils/tensor_new.cpp) renames the capsule only after
+  // at::fromDLPack returns, so a refused capsule stays its producer's; a deleter call inside the
+  // failed call is then a double free (capsule-not-renamed).
   auto* managed = static_cast<DLManagedTensor*>(handoff->pointer);
   auto* proxy = new Proxy{*managed, managed};
   proxy->tensor.manager_ctx = nullptr;
@@ -57,6 +60,7 @@ int consume(void*, DLCHandoff* handoff, const DLCRequest*, DLCObservation* obs, 
   g_proxy_released = false;
   try {
     at::Tensor t = at::fromDLPack(&proxy->tensor);
+    handoff->name = "used_dltensor";  // taken (LIFE-1)
     obs->struct_kind = DLC_STRUCT_LEGACY;
     obs->ndim = static_cast<int32_t>(t.dim());
     obs->device = {managed->dl_tensor.device.device_type, managed->dl_tensor.device.device_id};
@@ -85,12 +89,13 @@ int consume(void*, DLCHandoff* handoff, const DLCRequest*, DLCObservation* obs, 
     g_imported = new at::Tensor(std::move(t));
     return DLC_OK;
   } catch (const std::exception& e) {
-    // at::fromDLPack refused: the deleter is ours to call (LIFE-3), unless libtorch's storage
-    // called it while the exception unwound.
+    // at::fromDLPack refused: the producer keeps its tensor (not renamed). The proxy is ours to
+    // free unless libtorch's storage called its deleter while the exception unwound, which
+    // forwarded to the producer's: LIFE-1 and LIFE-3 judge that call.
     std::string what = e.what();
     what = what.substr(0, what.find('\n'));
     set_error(err, err_len, "at::fromDLPack refused: " + what);
-    if (!g_proxy_released) forward_deleter(&proxy->tensor);
+    if (!g_proxy_released) delete proxy;
     return DLC_ERR_BUFFER;
   }
 }

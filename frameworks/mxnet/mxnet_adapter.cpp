@@ -341,18 +341,23 @@ int consume(void*, DLCHandoff* handoff, const DLCRequest*, DLCObservation* obs, 
                                           "DLPack only) but found ") + handoff->name);
       return DLC_ERR_BUFFER;  // not renamed: the producer keeps it
     }
-    handoff->name = "used_dltensor";  // LIFE-1 (mxnet's from_dlpack renames after the call)
   }
+  // The library's contract on a failed call: not taken. MXNet's own entry point
+  // (mxnet.ndarray.from_dlpack, python/mxnet/ndarray/ndarray.py) renames the capsule only after
+  // check_call(MXNDArrayFromDLPackEx) returns, so a refused capsule stays its producer's; a
+  // deleter call inside the failed call is then a double free (capsule-not-renamed).
   obs->struct_kind = DLC_STRUCT_LEGACY;
   obs->version = {0, 0};
   obs->flags = 0;
   try {
     NDArrayHandle nd = nullptr;
     if (g_mx.NDArrayFromDLPackEx(handoff->pointer, false, &nd) != 0) {
-      // Whether MXNet called the producer's deleter on refusal is what LIFE-3 checks: not ours.
+      // Not renamed: the producer keeps the tensor; whether MXNet called its deleter anyway is
+      // what LIFE-1 and LIFE-3 check.
       set_error(err, err_len, "MXNDArrayFromDLPackEx refused: " + mx_error());
       return DLC_ERR_BUFFER;
     }
+    if (handoff->name != nullptr) handoff->name = "used_dltensor";  // taken (LIFE-1)
     g_imported = nd;  // from here the NDArray owns the struct
     std::string why;
     if (!observe(nd, obs, &why)) {

@@ -122,8 +122,12 @@ int consume(void*, DLCHandoff* handoff, const DLCRequest*, DLCObservation* obs, 
                     " capsule but found " + handoff->name);
       return DLC_ERR_BUFFER;  // not renamed: the producer keeps it
     }
-    handoff->name = versioned ? "used_dltensor_versioned" : "used_dltensor";  // LIFE-1
   }
+  // The library's contract on a failed call: not taken. torch's own entry point
+  // (tensor_fromDLPack, torch/csrc/utils/tensor_new.cpp) renames the capsule only after
+  // at::fromDLPack returns, so a refused capsule stays its producer's, whose destructor deletes
+  // it; a deleter call inside the failed call is then a double free (capsule-not-renamed).
+  const char* used = versioned ? "used_dltensor_versioned" : "used_dltensor";
   const char* api = versioned ? "at::fromDLPackVersioned" : "at::fromDLPack";
   try {
     at::Tensor t;
@@ -142,12 +146,15 @@ int consume(void*, DLCHandoff* handoff, const DLCRequest*, DLCObservation* obs, 
       obs->flags = 0;
       t = at::fromDLPack(managed);
     }
-    // From here the storage owns the struct: keep it before anything else can throw.
+    // From here the storage owns the struct: taken (LIFE-1), and kept before anything else can
+    // throw.
+    if (handoff->name != nullptr) handoff->name = used;
     g_imported = new at::Tensor(t);
     observe(*g_imported, obs);
     return DLC_OK;
   } catch (const std::exception& e) {
-    // Whether torch called the producer's deleter on refusal is what LIFE-3 checks: not ours.
+    // Not renamed: the producer keeps the tensor (the contract above); whether torch called
+    // its deleter anyway is what LIFE-1 and LIFE-3 check.
     set_error(err, err_len, std::string(api) + " refused: " + exception_text(e));
     return DLC_ERR_BUFFER;
   } catch (...) {

@@ -142,8 +142,11 @@ int consume(void*, DLCHandoff* handoff, const DLCRequest*, DLCObservation* obs, 
                     handoff->name);
       return DLC_ERR_BUFFER;  // not renamed: the producer keeps it
     }
-    handoff->name = versioned ? "used_dltensor_versioned" : "used_dltensor";  // LIFE-1
   }
+  // The library's contract on a failed call: not taken. tvm-ffi's own entry point
+  // (_from_dlpack_versioned and _from_dlpack, python/tvm_ffi/cython/tensor.pxi) renames the
+  // capsule only after TVMFFITensorFromDLPack[Versioned] succeeds, and tvm-ffi does not delete
+  // on refusal (the producer path below relies on it): a refused capsule stays its producer's.
   TVMFFIObjectHandle h = nullptr;
   int rc;
   bool padded = false;
@@ -165,11 +168,15 @@ int consume(void*, DLCHandoff* handoff, const DLCRequest*, DLCObservation* obs, 
     rc = TVMFFITensorFromDLPack(static_cast<DLManagedTensor*>(handoff->pointer), 0, 0, &h);
   }
   if (rc != 0) {
-    // Whether tvm-ffi called the producer's deleter on refusal is what LIFE-3 checks: not ours.
+    // Not renamed: the producer keeps the tensor; whether tvm-ffi called its deleter anyway is
+    // what LIFE-1 and LIFE-3 check.
     set_error(err, err_len,
               std::string(versioned ? "TVMFFITensorFromDLPackVersioned" : "TVMFFITensorFromDLPack") +
                   " refused: " + take_error());
     return DLC_ERR_BUFFER;
+  }
+  if (handoff->name != nullptr) {
+    handoff->name = versioned ? "used_dltensor_versioned" : "used_dltensor";  // taken (LIFE-1)
   }
   g_imported = h;
   const DLTensor* t = TVMFFITensorGetDLTensorPtr(h);

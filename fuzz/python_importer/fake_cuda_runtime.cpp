@@ -17,6 +17,7 @@ constexpr int kSuccess = 0;
 constexpr int kErrorMemoryAllocation = 2;
 constexpr int kErrorInvalidValue = 1;
 constexpr int kErrorIllegalAddress = 700;
+constexpr int kErrorMisalignedAddress = 716;
 constexpr size_t kMaxAllocations = 64;
 
 struct Allocation {
@@ -102,6 +103,7 @@ __attribute__((visibility("default"))) const char* cudaGetErrorName(int error) {
     case kErrorInvalidValue: return "cudaErrorInvalidValue";
     case kErrorMemoryAllocation: return "cudaErrorMemoryAllocation";
     case kErrorIllegalAddress: return "cudaErrorIllegalAddress";
+    case kErrorMisalignedAddress: return "cudaErrorMisalignedAddress";
     default: return "cudaErrorUnknown";
   }
 }
@@ -118,6 +120,18 @@ __attribute__((visibility("default"))) int fake_cuda_read(const void* from, size
   }
   std::memcpy(to, from, bytes);
   return kSuccess;
+}
+
+// The same "kernel" with loads `width` bytes wide, as a real one reads elements: where `from` is
+// not a multiple of `width`, it copies nothing and leaves cudaErrorMisalignedAddress behind.
+__attribute__((visibility("default"))) int fake_cuda_read_wide(const void* from, size_t bytes,
+                                                               void* to, size_t width) {
+  if (g_sticky != kSuccess) return g_sticky;
+  if (width > 1 && reinterpret_cast<uintptr_t>(from) % width != 0) {
+    g_sticky = kErrorMisalignedAddress;
+    return g_sticky;
+  }
+  return fake_cuda_read(from, bytes, to);
 }
 
 }  // extern "C"

@@ -270,6 +270,8 @@ def _stand_in_runtime():
     """The stand-in CUDA runtime the harness loaded ($DLCONFORM_FUZZ_CUDART), with its kernel."""
     runtime = ctypes.CDLL(os.environ["DLCONFORM_FUZZ_CUDART"])
     runtime.fake_cuda_read.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p]
+    runtime.fake_cuda_read_wide.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p,
+                                            ctypes.c_size_t]
     return runtime
 
 
@@ -304,6 +306,20 @@ class CudaCopyingImporter(CopyingImporter):
 class CudaReadsPastTheEnd(CudaCopyingImporter):
     def read_size(self, size, t):
         return size + 4096  # the planted bug: a kernel that reads a page past the tensor
+
+
+class CudaAssumesAlignment(CudaCopyingImporter):
+    """The planted bug: reads device elements with loads as wide as an element, never checking
+    that the data is aligned to them (LAY-9), as torch's copy kernels do on the GPU."""
+    def read_span(self, t, address, size):
+        if t.device_type != 2:
+            return super().read_span(t, address, size)
+        out = (ctypes.c_char * size)()
+        width = max(1, t.bits // 8)
+        error = _stand_in_runtime().fake_cuda_read_wide(address, size, out, width)
+        if error:
+            raise RuntimeError(f"CUDA error {error}")
+        return out
 
 
 class CudaIgnoresByteOffset(CudaCopyingImporter):

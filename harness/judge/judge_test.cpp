@@ -62,6 +62,23 @@ TEST_CASE("judge: every finding class names a rule of the table or carries its c
         dlc::Severity::should);
   CHECK(dlc::severity_of(dlc::FindingClass::rejected_valid, dlc::Rule::LAY_7) ==
         dlc::Severity::should);
+  // Memory safety is MUST whatever the rule of the case: a reader never argues about it.
+  for (const dlc::FindingClass cls :
+       {dlc::FindingClass::deleter_called_twice, dlc::FindingClass::stray_deleter_call,
+        dlc::FindingClass::capsule_not_renamed, dlc::FindingClass::frees_unowned,
+        dlc::FindingClass::use_after_delete, dlc::FindingClass::null_deleter_called,
+        dlc::FindingClass::struct_overread, dlc::FindingClass::future_major_touched,
+        dlc::FindingClass::out_of_bounds, dlc::FindingClass::write_to_read_only,
+        dlc::FindingClass::device_pointer_dereferenced, dlc::FindingClass::bad_function_pointer,
+        dlc::FindingClass::misaligned_access, dlc::FindingClass::memory_corruption,
+        dlc::FindingClass::wild_pointer, dlc::FindingClass::sanitizer_report,
+        dlc::FindingClass::crash}) {
+    INFO(dlc::info(cls).name);
+    for (const dlc::Rule rule : {dlc::Rule::none, dlc::Rule::LAY_9, dlc::Rule::LAY_8,
+                                 dlc::Rule::FLAG_4}) {
+      CHECK(dlc::severity_of(cls, rule) == dlc::Severity::must);
+    }
+  }
   // Each class says whose finding it is, or that the judge says (a crash: where it happened).
   CHECK(dlc::info(dlc::FindingClass::deleter_leaks).role == dlc::Role::producer);
   CHECK(dlc::info(dlc::FindingClass::accepted_invalid).role == dlc::Role::consumer);

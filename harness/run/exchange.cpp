@@ -210,6 +210,12 @@ void run_exchange(const std::vector<Participant>& participants, const CaseDef& c
     }
   }
 
+  // A pending device write only races a consumer that reads device memory: with none, the
+  // producer may write at once (a host consumer of a CUDA tensor refuses it unread).
+  if (consumer == nullptr || !consumer->real_device()) {
+    request.tensor.options |= DLC_SPEC_NO_DEVICE_READ;
+  }
+
   // 1. Produce, with the TypeError fallback a consumer owes old producers (VER-5).
   const char* producer_label = producer.label.c_str();
   DLCHandoff h{};

@@ -191,6 +191,11 @@ typedef struct DLCHost {
  *  the tensor owns by the struct's address. A consumer must call the deleter all the same
  *  (LIFE-3). Plugin ABI 2. */
 #define DLC_SPEC_NULL_MANAGER_CTX 128u
+/** No party will read this tensor's memory on its device: the case has no consumer, or one that
+ *  cannot read that device's memory (a host consumer handed a CUDA tensor refuses it). A device
+ *  producer may then write the values at once instead of leaving the write pending to race the
+ *  consumer's stream (STRM-1): the tensor is the same, only the case is faster. Plugin ABI 3. */
+#define DLC_SPEC_NO_DEVICE_READ 256u
 
 /** The fill rule: element k in logical row-major order holds dlc_fill_value_byte(dtype code,
  *  seed, k, j) in its byte j. See below; producers and the harness share it. */

@@ -51,8 +51,11 @@ class CudaCore(Framework):
 
     def to_np(self, view):
         """The view's elements: read in place on the host for host memory, else copied through
-        CuPy. Its pointer is that of element 0; negative strides reach below it."""
+        CuPy. Its pointer is that of element 0; negative strides reach below it. The view's data
+        is ready on the stream it was made with (stream_ptr, which the producer made wait for its
+        pending work), so the read waits for that stream first, as a cuda.core user's must."""
         import ctypes
+        self.own_stream.sync()
         dtype = self.np.dtype(view.dtype)
         shape = tuple(view.shape)
         if 0 in shape:

@@ -223,3 +223,11 @@ def dtype_of(cap):
     struct = DLManagedTensorVersioned if name == _VERSIONED else DLManagedTensor
     d = struct.from_address(address).dl_tensor.dtype
     return (d.code, d.bits, d.lanes)
+
+
+def device_of(cap):
+    """(device_type, device_id) of a capsule's tensor."""
+    name, address = _managed(cap)
+    struct = DLManagedTensorVersioned if name == _VERSIONED else DLManagedTensor
+    d = struct.from_address(address).dl_tensor.device
+    return (d.device_type, d.device_id)
