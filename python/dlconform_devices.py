@@ -45,7 +45,7 @@ import _dlconform as bridge
 from dlconform_asks import Recorder, calls_text, import_recorded, judged_calls
 from dlconform_adapter import make_array
 from dlconform_workers import (Case, buffer_error_finding, clean, device_of, error_words,
-                               outcome)
+                               outcome, takes_layout, wrong_refusal)
 
 HOST = (1, 0)
 CUDA_FAMILY = (2, 3, 13)  # CUDA device, pinned host and managed memory
@@ -57,16 +57,6 @@ MOCK_CONSUMERS = ([("legacy-consumer", h) for h in ("v0.6", "v0.7", "v0.8", "v1.
                   [("versioned-consumer", h) for h in ("v1.0", "v1.1", "v1.2", "v1.3")] +
                   [("strict-consumer", "v1.3")])
 DEVICE_PAIR_TENSORS = ("f32_2x3", "f32_T", "f32_step", "f32_zero_size", "i64_7")
-# The adapter's `strides` word a pair tensor needs: without it, a consumer may refuse it.
-STRIDES_NEEDED = {"f32_step": "positive"}
-
-
-def takes_layout(fw, tensor):
-    """Whether fw's adapter says it takes the strides of pair tensor `tensor`."""
-    needed = STRIDES_NEEDED.get(tensor)
-    return needed is None or needed in fw.strides.split()
-
-
 def on_device(fw):
     return tuple(fw.device) != HOST
 
@@ -75,16 +65,6 @@ def not_judged(words):
     """A case whose values nobody could read (a device array with no host copy, a stand-in taken
     unread): it says so in its verdict, a skip of its own, and is never counted as a judged pass."""
     return ("skip", "", "", "", f"not judged: {words}")
-
-
-def wrong_refusal(who, error, rule, what):
-    """A refusal the rules want as BufferError (an unsupported device: DEV-3, STRM-3) that came
-    as another exception, which callers catching BufferError to fall back miss; None when it is
-    a BufferError."""
-    if error.startswith("BufferError"):
-        return None
-    return bridge.make_finding("wrong-refusal-exception", rule,
-                               f"expected {who} to refuse {what} with BufferError but found {error}")
 
 
 def flags_finding(capsule_kind, flags, what):

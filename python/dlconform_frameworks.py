@@ -63,7 +63,7 @@ from dlconform_negotiation import (NEGOTIATION, STREAM_ASKS, device_answer, expo
                                    negotiation, xapi)
 from dlconform_parties import environment_frameworks, libraries_under_test
 from dlconform_workers import (Case, HeldCapsule, adapter_raised, ask_capsule, capsule_finding,
-                               clean, device_finding, outcome, released, run_all)
+                               clean, device_finding, outcome, released, run_all, takes_layout)
 
 
 # --- the tensors a framework makes ---------------------------------------------------------------
@@ -286,7 +286,7 @@ class Proxy:
         return answer
 
 
-def pair(a, build, b, rule):
+def pair(a, build, b, rule, tensor):
     """A's export into B's import: values equal, deleter once, A's array released. The detail
     says what crossed (legacy or versioned M.m) and, for NumPy's arrays, whether B copied."""
     def body():
@@ -326,8 +326,8 @@ def pair(a, build, b, rule):
         except Exception as e:  # it imported what it cannot read back itself
             if adapter_raised(e, (b,)):
                 raise
-            return late_refusal(b.label, rule, True, f"what it imported from {a.label} "
-                                f"({crossed})", f"{type(e).__name__}: {clean(e)[:200]}")
+            return late_refusal(b.label, rule, takes_layout(b, tensor), f"what it imported from "
+                                f"{a.label} ({crossed})", f"{type(e).__name__}: {clean(e)[:200]}")
         if got.shape != want.shape or DTYPES.get(got.dtype.name) != DTYPES.get(want.dtype.name):
             return outcome(bridge.make_finding(
                 "wrong-metadata", "LAY-1", f"expected {b.label} to see shape {want.shape} and "
@@ -604,7 +604,7 @@ def plan(frameworks, producers_dir, env):
                     continue
                 cases.append(Case(f"pairs/{env}/{a.label}/{b.label}/{tensor}", "pairs",
                                   a.name.split(".")[0], a.label, b.name.split(".")[0], b.label,
-                                  tensor, pair(a, build, b, rule), rule, (a, b)))
+                                  tensor, pair(a, build, b, rule, tensor), rule, (a, b)))
 
     # 5. How each consumer asks, and immutable data (dlconform_asks.py).
     cases += plan_consumer_calls(frameworks, producer_path_of, env)

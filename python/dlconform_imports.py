@@ -7,7 +7,7 @@ import gc
 
 import _dlconform as bridge
 from dlconform_adapter import DTYPES, observed_layout
-from dlconform_workers import adapter_raised, clean, error_words, outcome
+from dlconform_workers import adapter_raised, clean, error_words, outcome, wrong_refusal
 
 
 def logical(np, array):
@@ -65,7 +65,13 @@ def framework_imports(fw, producer_path, entry, profile, api=None, versioned_cap
                 return ("skip", "", "", "", f"producer refused: {error}")
             settle(mock)
             observed.update(imported=False, error=error)
-            return outcome(bridge.judge_import(mock, observed), f"refused cleanly: {error}")
+            judged = bridge.judge_import(mock, observed)
+            if judged is None and device_refusal(fw, entry):
+                # A device it cannot reach: DLPack recommends BufferError (DEV-3), judged as the
+                # device rows and the pairs judge the same refusal.
+                judged = wrong_refusal(fw.label, error, "DEV-3", f"a tensor on device type "
+                                       f"{entry['device']}, which it cannot access")
+            return outcome(judged, f"refused cleanly: {error}")
         observed["imported"] = True
         failure = None
         try:
@@ -104,6 +110,12 @@ def framework_imports(fw, producer_path, entry, profile, api=None, versioned_cap
                        f"imported correctly{note}; capsule renamed; deleter called once when the "
                        f"array died")
     return body
+
+
+def device_refusal(fw, entry):
+    """Whether a refusal of `entry` by fw is one of a valid tensor on a device fw cannot reach
+    (the catalogue's DEV-3 stand-ins for CUDA and OpenCL memory, on a host framework)."""
+    return entry["valid"] and entry["rule"] == "DEV-3" and entry["device"] not in (1, fw.device[0])
 
 
 def late_refusal(label, rule, must_accept, what, failure):

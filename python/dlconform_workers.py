@@ -466,6 +466,27 @@ def run_all(cases, timeout, jobs, emit, progress):
         w.stop()
 
 
+# The adapter's `strides` word a pair tensor needs: without it, a consumer may refuse it, late
+# too. A transposition needs none (JAX takes compact layouts and their transpositions only).
+STRIDES_NEEDED = {"f32_step": "positive", "f32_reversed": "negative", "f32_broadcast": "zero"}
+
+
+def takes_layout(fw, tensor):
+    """Whether fw's adapter says it takes the strides of pair tensor `tensor`."""
+    needed = STRIDES_NEEDED.get(tensor)
+    return needed is None or needed in fw.strides.split()
+
+
+def wrong_refusal(who, error, rule, what):
+    """A refusal the rules want as BufferError (an unsupported device: DEV-3, STRM-3) that came
+    as another exception, which callers catching BufferError to fall back miss; None when it is
+    a BufferError. The framework rows, the device rows and the pairs all judge with it."""
+    if error.startswith("BufferError"):
+        return None
+    return bridge.make_finding("wrong-refusal-exception", rule,
+                               f"expected {who} to refuse {what} with BufferError but found {error}")
+
+
 def buffer_error_finding(label, ask, words, own_device):
     """A BufferError from label's __dlpack__(**ask), judged the same wherever it is asked (the
     negotiation rows and the device rows): None where the rules let a producer refuse, a finding

@@ -180,7 +180,7 @@ def fake(kind, cls=Fake):
 def pair_verdict(producer, consumer):
     """The verdict of a 3-element float32 array of `producer` imported by `consumer`."""
     return verdict(drv.pair(producer, lambda: producer.from_np(np.ones(3, "float32")), consumer,
-                            "LAY-1"), producer, consumer)
+                            "LAY-1", "f32_3"), producer, consumer)
 
 
 def verdict(body, *parties):
@@ -209,7 +209,7 @@ def test_library_faults():
     got = verdict(drv.framework_exports(fw, build, None), fw)
     check(got[:3] == ("fail", "not-a-capsule", "VER-4"),
           f"an export that is not a capsule is not-a-capsule [VER-4], not a refusal: {got}")
-    got = verdict(drv.pair(fw, build, fake(Good), "LAY-1"), fw, fake(Good))
+    got = verdict(drv.pair(fw, build, fake(Good), "LAY-1", "f32_2x3"), fw, fake(Good))
     check(got[:3] == ("fail", "not-a-capsule", "VER-4"),
           f"a pair with a producer answering no capsule is the producer's not-a-capsule: {got}")
     consumer = fake(Good, DeviceFirst)

@@ -16,6 +16,7 @@ the refusals' groups only under --strict.
 
 usage: one_verdict_test.py [--strict] [REPORT.json ...]
        (default: reports/matrix.json and reports/gpu.json of this checkout)
+       one_verdict_test.py --self-test: a planted pair of verdicts is caught, a consistent one not
 exit:  0 one verdict per group; 1 a group holds two; 77 a report is missing (SKIP)
 """
 import json
@@ -112,7 +113,40 @@ def cases(report):
             yield from value
 
 
+def planted(second_verdict):
+    """A report of two cases of one refusal by the same library: the second a pass or a
+    wrong-refusal-exception finding."""
+    def case(n, verdict, cls, detail):
+        return {"id": f"framework/x/p@v1.3/lib@1.0/t{n}", "verdict": verdict, "finding_class": cls,
+                "rule_id": "DEV-3" if cls else "", "severity": "SHOULD" if cls else "",
+                "detail": detail, "producer": {"name": "p", "header": "v1.3"},
+                "consumer": {"name": "lib", "header": "lib@1.0"}, "role": "consumer"}
+    refusal = "RuntimeError: Unsupported device in DLTensor."
+    second = case(2, "pass", "", f"refused cleanly: {refusal}") if second_verdict == "pass" else \
+        case(2, "fail", "wrong-refusal-exception", f"expected lib@1.0 to refuse a tensor on device "
+             f"type 4 with BufferError but found {refusal}")
+    return {"cases": [case(1, "pass", "", f"refused cleanly: {refusal}"), second]}
+
+
+def self_test():
+    """The check on two planted reports: two verdicts for one refusal fail it, one passes it."""
+    import tempfile
+    results = {}
+    with tempfile.TemporaryDirectory() as folder:
+        for second in ("pass", "finding"):
+            path = Path(folder) / f"{second}.json"
+            path.write_text(json.dumps(planted(second)))
+            results[second] = main([str(path)])
+    if results != {"pass": 0, "finding": 1}:
+        print(f"FAIL: expected exit 0 for one verdict and 1 for two but found {results}")
+        return 1
+    print("ok: two verdicts for one refusal are caught, one verdict passes")
+    return 0
+
+
 def main(args):
+    if "--self-test" in args:
+        return self_test()
     strict = "--strict" in args
     paths = [Path(a) for a in args if a != "--strict"] or DEFAULT
     missing = [str(p) for p in paths if not p.is_file()]

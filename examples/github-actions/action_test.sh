@@ -18,8 +18,9 @@ if ! python -m pip install -q --disable-pip-version-check --upgrade pip >/dev/nu
 fi
 mkdir "$work/repo"
 cat >"$work/repo/dlconform-known.txt" <<'KNOWN'
-# RULE  CLASS            ROLE      PARTY     REASON
-# (none: ivy's one deviation, a CPU tensor of device_id 3 taken, binds producers only: INFO)
+# RULE  CLASS                    ROLE      PARTY     REASON
+DEV-3   wrong-refusal-exception  consumer  ivy@1.0*  from_dlpack refuses CUDA and OpenCL tensors with NumPy's RuntimeError, not BufferError
+# (and a CPU tensor of device_id 3 taken, which binds producers only: INFO)
 KNOWN
 start=$SECONDS
 python3 "$src/examples/github-actions/run_steps.py" "$src/action.yml" "$work/repo" \
@@ -71,6 +72,7 @@ cat >"$work/drjit-known.txt" <<'KNOWN'
 VER-5   no-max-version-asked  consumer  drjit@1.5*  drjit.llvm.TensorXf(x) calls __dlpack__() without max_version first, and with max_version=(1, 1) only after a BufferError (nanobind's ndarray caster, as MLX's) [case: asks/module/drjit@1.5.0/plain]
 LIFE-3  deleter-called-twice  consumer  drjit@1.5*  cases=*/used-capsule/*  handed a capsule it consumed already (its deleter run), drjit.llvm.TensorXf(x) reads the freed struct's deleter field before refusing it (nanobind's ndarray caster, as MLX) [case: framework/module/versioned-producer@v1.3/drjit@1.5.0/used-capsule/legacy]
 DEV-3   device-pointer-dereferenced  consumer  drjit@1.5*  cases=*/device_cuda  drjit.llvm.TensorXf(x), a CPU (LLVM) array, takes a CUDA tensor and reads its data on the host: the guard arena sees the read of the device pointer [case: framework/module/versioned-producer@v1.3/drjit@1.5.0/device_cuda]
+DEV-3   wrong-refusal-exception  consumer  drjit@1.5*  cases=*/device_opencl  drjit.llvm.TensorXf(x) refuses an OpenCL tensor with TypeError ("Unsupported source device!"), not BufferError [case: framework/module/versioned-producer@v1.3/drjit@1.5.0/device_opencl]
 KNOWN
 python -m dlconform matrix --no-builtin --adapter "$src/examples/adapters/drjit_adapter.py" \
   --suppressions "$work/drjit-known.txt" --quiet --json "$work/drjit.json"
