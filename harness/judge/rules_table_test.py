@@ -6,24 +6,16 @@ reports can link docs/rules.md#lay-10) and, under it, "- **Severity:** MUST" and
 "- **Applies from:** v0.6"; a heading or a line that breaks that form is a failure too. Each rule
 also has a "- **Strength:**" line that quotes the sentence setting its severity (a definition may
 be cited by its name in backticks; a rule no sentence states says "derived" and is at most SHOULD,
-unless the line says the catalogue holds it at MUST), and a rule that binds producers only says
-"- **Binds:** producers", as its row in rules.def does.
+unless the line says it is "held at MUST" by the table, flagged for review), and a rule that binds
+producers only says "- **Binds:** producers", as its row in rules.def does.
 
-  rules_table_test.py rules.def docs/rules.md [DLPACK_RULES.md]
+  rules_table_test.py rules.def docs/rules.md
 
 This check always runs: both files are in the repository. Before it, the script runs the same
 comparison on copies of the rulebook changed in memory (one severity changed, one since version
 changed, one rule removed, a Strength line without its quotation, a Binds line removed) and fails
 unless the comparison reports each change, so that a check
-that has stopped seeing mismatches cannot pass.
-
-The optional third argument is the catalogue the rules were first written from
-(../shared/DLPACK_RULES.md, beside the clone on the machines that have it). Where it exists, the
-ids (same order) and the severity wherever it states one ("**LAY-1 MUST.**") are cross-checked
-against it too. Where it is absent, only that cross-check is skipped, and the test still passes,
-also under CI (CI=true): the rulebook in docs/ is the reference now, and a fresh clone has no
-shared/ folder."""
-import os
+that has stopped seeing mismatches cannot pass. The rulebook in docs/ is the only rule catalogue."""
 import re
 import sys
 
@@ -159,12 +151,13 @@ def compare(table, rules, where):
         if book_binds != binds:
             failures.append(f"{rule}: expected it to bind {binds} (as rules.def says) but {where} "
                             f"says {book_binds}")
-        # A rule no sentence states is derived, and at most SHOULD, unless the catalogue holds it
-        # at MUST (then its Strength line says so).
+        # A rule no sentence states is derived, and at most SHOULD, unless its Strength line says
+        # the table holds it at MUST (flagged for review).
         if (strength.startswith("derived") and severity == "MUST" and
-                "catalogue" not in strength):
+                "held at MUST" not in strength):
             failures.append(f"{rule}: its Strength line says it is derived but rules.def makes it "
-                            "MUST; a derived rule is at most SHOULD unless the catalogue holds it")
+                            "MUST; a derived rule is at most SHOULD unless its line says it is "
+                            "held at MUST")
         # A definition (a struct, an enum) is cited by name; anything else quotes its sentence.
         cited = '"' in strength or (strength.startswith("a definition") and "`" in strength)
         if strength and not strength.startswith("derived") and not cited:
@@ -214,6 +207,10 @@ def self_check(table, text):
             while j < end_s and unquoted[j].startswith("  "):
                 unquoted[j] = ""
                 j += 1
+    # A derived rule held at MUST whose Strength line no longer says so.
+    held_rule = next((r[0] for r in read_rulebook(text)[0]
+                      if r[4].startswith("derived") and "held at MUST" in r[4]), None)
+    unheld = [line.replace("held at MUST", "held") for line in lines]
     removed_rule = table[len(table) // 2][0]
     start, end = section(removed_rule)
     removed = lines[:start] + lines[end:]
@@ -224,7 +221,9 @@ def self_check(table, text):
             (f"{must}'s Strength line without a quotation", unquoted,
              f"{must}: expected its Strength line to quote")) + (
             ((f"{producers}'s Binds line removed", unbound,
-              f"{producers}: expected it to bind producers"),) if producers else ()):
+              f"{producers}: expected it to bind producers"),) if producers else ()) + (
+            ((f"{held_rule}'s Strength line without 'held at MUST'", unheld,
+              f"{held_rule}: its Strength line says it is derived"),) if held_rule else ()):
         rules, _ = read_rulebook("\n".join(mutated))
         found = compare(table, rules, "the mutated rulebook")
         if not any(expect in f for f in found):
@@ -235,41 +234,11 @@ def self_check(table, text):
     return failures
 
 
-def read_catalogue(path):
-    """[(id, SEVERITY or None)] of the catalogue: its bullets "- **LAY-1 MUST.**"."""
-    stated = []
-    for line in open(path, encoding="utf-8"):
-        m = re.match(r"- \*\*(" + RULE_ID + r")(?: (MUST|SHOULD|INFO))?(?: \(v[\d.]+\+\))?"
-                     r"(?: not rely on it)?\.?\*\*", line.strip())
-        if m:
-            stated.append((m.group(1), m.group(2)))
-    return stated
-
-
-def cross_check(table, path):
-    failures = []
-    stated = read_catalogue(path)
-    ids = [r[0] for r in table]
-    source_ids = [s[0] for s in stated]
-    if ids != source_ids:
-        missing = [i for i in source_ids if i not in ids]
-        extra = [i for i in ids if i not in source_ids]
-        failures.append(f"expected the ids of {path} in its order but found missing {missing}, "
-                        f"extra {extra}")
-    severity = {r[0]: r[1] for r in table}
-    for rule, stated_severity in stated:
-        if stated_severity and severity.get(rule) != stated_severity:
-            failures.append(f"{rule}: expected severity {stated_severity} (as {path} states) but "
-                            f"the table says {severity.get(rule)}")
-    return failures, sum(1 for s in stated if s[1])
-
-
 def main():
-    if len(sys.argv) not in (3, 4):
-        print("usage: rules_table_test.py rules.def docs/rules.md [DLPACK_RULES.md]")
+    if len(sys.argv) != 3:
+        print("usage: rules_table_test.py rules.def docs/rules.md")
         return 1
     table_path, book_path = sys.argv[1], sys.argv[2]
-    catalogue_path = sys.argv[3] if len(sys.argv) == 4 else None
     table, failures = read_table(table_path)
     if not table:
         failures.append(f"expected DLC_RULE rows in {table_path} but found none")
@@ -282,20 +251,11 @@ def main():
             failures.append(f"{rule}: the summary is a sentence for a report cell; keep it short")
     if not failures:
         failures += self_check(table, text)
-    stated = 0
-    if catalogue_path and os.path.exists(catalogue_path):
-        more, stated = cross_check(table, catalogue_path)
-        failures += more
     for f in failures:
         print(f)
     if failures:
         return 1
     print(f"{len(table)} rules of {table_path} match {book_path} (ids, order, severity, since)")
-    if catalogue_path and os.path.exists(catalogue_path):
-        print(f"and match {catalogue_path} (ids, order; {stated} stated severities)")
-    else:
-        print(f"note: {catalogue_path or 'no catalogue named'} is not here; the optional "
-              "cross-check against it was skipped")
     return 0
 
 
