@@ -207,10 +207,7 @@ PyObject* judge_import_py(PyObject*, PyObject* args) {
   // A framework that imported what it cannot read back itself: nothing to compare.
   imp.spec = obs.data_not_read ? nullptr : &t.spec;
   imp.observation = &obs;
-  // Values exist in host memory and in the real device memory of a device mock (the framework
-  // read them back through its own host copy); a stand-in for device memory has none.
-  imp.digest_known = t.digest_known && (t.spec.device.device_type == 1 || t.real_device) &&
-                     imported;
+  imp.digest_known = t.values_comparable() && imported;
   imp.digest = t.digest;
   imp.elements = t.elements;
   imp.consumer_label = who.c_str();

@@ -57,6 +57,8 @@ MOCK_CONSUMERS = ([("legacy-consumer", h) for h in ("v0.6", "v0.7", "v0.8", "v1.
                   [("versioned-consumer", h) for h in ("v1.0", "v1.1", "v1.2", "v1.3")] +
                   [("strict-consumer", "v1.3")])
 DEVICE_PAIR_TENSORS = ("f32_2x3", "f32_T", "f32_step", "f32_zero_size", "i64_7")
+
+
 def on_device(fw):
     return tuple(fw.device) != HOST
 

@@ -30,6 +30,11 @@ struct TensorCase {
   bool digest_known = false;
   uint64_t digest = 0;
   uint64_t elements = 0;
+  // Whether an importer's values can be compared with `digest`: host memory, and the real device
+  // memory of a device mock (read back to the host); a stand-in for device memory has none.
+  bool values_comparable() const {
+    return digest_known && (spec.device.device_type == 1 || real_device);
+  }
 };
 
 const std::vector<TensorCase>& tensor_catalogue();
