@@ -295,7 +295,7 @@ int consume(void*, DLCHandoff* handoff, const DLCRequest*, DLCObservation* obs, 
   dlc::validate(check, options, &verdict);
   for (int i = 0; i < verdict.count; ++i) {
     const dlc::Violation& v = verdict.violations[i];
-    const dlc::Severity severity = v.severity();
+    const dlc::Severity severity = v.weight();
     const bool fatal = severity == dlc::Severity::must ||
                        (DLC_KIND == DLC_KIND_strict && severity == dlc::Severity::should);
     const bool planted_blind_spot =

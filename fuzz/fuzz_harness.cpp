@@ -659,6 +659,7 @@ void judge_outcome(const dlc::LoadedPlugin& consumer, const Built& built, const 
   lf.stray_calls = ledger.stray_calls();
   lf.stray_where = ledger.stray_where();
   lf.consumer_label = who;
+  lf.other_major = g_input != nullptr && g_input_versioned && g_input->version.major != 1;
   dlc::Finding f;
   dlc::judge_lifecycle(lf, &f);
   if (f.fails()) die(f);

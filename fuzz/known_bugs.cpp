@@ -270,7 +270,7 @@ dlc::Rule known_bug_of(const dlc::LoadedPlugin& consumer, const Built& built, bo
     for (const bool producers_only : {false, true}) {
       for (int i = 0; i < verdict.count; ++i) {
         const dlc::Rule rule = verdict.violations[i].rule;
-        if (verdict.violations[i].severity() == dlc::Severity::must &&
+        if (verdict.violations[i].weight() == dlc::Severity::must &&
             dlc::info(rule).producers_only == producers_only) {
           line += std::string(" ") + dlc::id_of(rule);
         }
@@ -287,7 +287,7 @@ dlc::Rule known_bug_of(const dlc::LoadedPlugin& consumer, const Built& built, bo
   // no cause: torch's abort on negative strides stays LAY-8's with one.
   for (int i = 0; i < verdict.count; ++i) {
     const dlc::Rule rule = verdict.violations[i].rule;
-    if (verdict.violations[i].severity() == dlc::Severity::must &&
+    if (verdict.violations[i].weight() == dlc::Severity::must &&
         !dlc::info(rule).producers_only) {
       set_input_rule(rule);
       break;
@@ -306,7 +306,7 @@ dlc::Rule known_bug_of(const dlc::LoadedPlugin& consumer, const Built& built, bo
   bool invalid = false;
   for (int i = 0; i < verdict.count; ++i) {
     const dlc::Violation& v = verdict.violations[i];
-    if (v.severity() != dlc::Severity::must) continue;
+    if (v.weight() != dlc::Severity::must) continue;
     if (g_known_except == dlc::id_of(v.rule)) return dlc::Rule::none;
     invalid = invalid || !dlc::info(v.rule).producers_only;
     if (is_known(v.rule)) return v.rule;

@@ -150,8 +150,11 @@ PyObject* judge_import_py(PyObject*, PyObject* args) {
       mock->last_managed != nullptr ? host().ledger.find(mock->last_managed) : nullptr;
   if (mock->last_managed != nullptr && destroyed) {
     dlc::LifecycleFacts lf;
-    const bool versioned = host().arena.facts(reinterpret_cast<uintptr_t>(mock->last_managed))
-                               .struct_kind == dlc::abi::StructKind::versioned;
+    const dlc::abi::StructKind kind =
+        host().arena.facts(reinterpret_cast<uintptr_t>(mock->last_managed)).struct_kind;
+    const bool versioned = kind == dlc::abi::StructKind::versioned ||
+                           kind == dlc::abi::StructKind::foreign_major;
+    lf.other_major = kind == dlc::abi::StructKind::foreign_major;
     lf.offered_name = versioned ? "dltensor_versioned" : "dltensor";
     lf.name_after = fate->second.renamed ? (versioned ? "used_dltensor_versioned" : "used_dltensor")
                                          : lf.offered_name;
@@ -231,7 +234,7 @@ PyObject* violations_list(const dlc::ValidateResult& r) {
   PyObject* list = PyList_New(0);
   for (int i = 0; i < r.count; ++i) {
     const dlc::Violation& v = r.violations[i];
-    PyObject* item = Py_BuildValue("(sss)", dlc::id_of(v.rule), dlc::to_string(v.severity()),
+    PyObject* item = Py_BuildValue("(sss)", dlc::id_of(v.rule), dlc::to_string(v.weight()),
                                    v.message);
     PyList_Append(list, item);
     Py_DECREF(item);

@@ -500,8 +500,12 @@ def device_pair(a, build, b, keywords, helpers, rule, tensor):
             words = f"refused ({crossed}; calls: {asks_text(asks)}): {clean(error)[:160]}"
             if on_device(a) and not on_device(b):
                 dropped = "device" in keywords and not any(c.get("dl_device") for c in asks)
-                finding = wrong_refusal(b.label, error, "DEV-3", f"{a.label}'s tensor on device "
-                                        f"{tuple(a.device)}")
+                # from_dlpack(device=...) it cannot serve "must raise BufferError" (the Array API's
+                # from_dlpack, STRM-3); without device= the exception is DEV-3's recommendation.
+                finding = wrong_refusal(b.label, error, "STRM-3" if "device" in keywords else
+                                        "DEV-3", f"{a.label}'s tensor on device {tuple(a.device)}"
+                                        + (f" for device={asked['device']!r}" if "device" in
+                                           keywords else ""))
                 if finding is None and dropped:  # its caller asked for the host: it never said
                     finding = bridge.make_finding(
                         "keyword-dropped", "STRM-3", f"{b.label}'s caller asked for device="

@@ -483,8 +483,22 @@ def wrong_refusal(who, error, rule, what):
     a BufferError. The framework rows, the device rows and the pairs all judge with it."""
     if error.startswith("BufferError"):
         return None
+    revision = REFUSAL_REVISION.get(rule, "")
+    if rule == "DEV-3" and error.startswith("TypeError"):
+        revision += "; v0.7 and v0.8 recommended TypeError, which this library follows"
     return bridge.make_finding("wrong-refusal-exception", rule,
-                               f"expected {who} to refuse {what} with BufferError but found {error}")
+                               f"expected {who} to refuse {what} with BufferError but found "
+                               f"{error} ({revision})")
+
+
+# The text each refusal's exception rests on, named in its finding: DEV-3 is a recommendation
+# (SHOULD), STRM-3 and STRM-4 are the Array API's must (MUST).
+REFUSAL_REVISION = {
+    "DEV-3": "python_spec.rst v1.0 to v1.3: 'it is recommended to raise a BufferError'",
+    "STRM-3": "the Array API 2023.12 and 2024.12: 'must raise BufferError'",
+    "STRM-4": "the Array API 2024.12 __dlpack__ copy: 'raise a BufferError in case a copy is "
+              "deemed necessary'",
+}
 
 
 def buffer_error_finding(label, ask, words, own_device):

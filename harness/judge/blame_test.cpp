@@ -37,5 +37,8 @@ TEST_CASE("blame: the class's own role, dlconform's parties never, either-party 
         Role::producer);
   CHECK(dlc::infer_role(row("devices", "torch", "cupy", "wrong-refusal-exception", "DEV-3")) ==
         Role::consumer);
+  dlc::CaseResult host_asked = row("pairs", "dpnp", "torch", "wrong-refusal-exception", "STRM-3");
+  host_asked.id = "pairs/oneapi/dpnp@0.20.0/torch@2.13.0/f32_2x3/device=cpu";
+  CHECK(dlc::infer_role(host_asked) == Role::consumer);  // from_dlpack(device=cpu) refused
   CHECK(dlc::infer_role(row("negotiation", "jax", "numpy", "timeout")) == Role::producer);
 }

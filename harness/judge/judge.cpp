@@ -331,7 +331,7 @@ void judge_lifecycle(const LifecycleFacts& f, Finding* out) noexcept {
     return;
   }
   if (taken && f.consumer_calls == 0) {
-    auto w = out->set(FindingClass::deleter_never_called);
+    auto w = out->set(FindingClass::deleter_never_called, f.other_major ? Rule::VER_2 : Rule::none);
     w.add("expected exactly one deleter call after ")
         .add(f.imported ? "release" : "a refusal")
         .add(" but found none: ")
@@ -371,7 +371,11 @@ void judge_device_refusal(const DeviceRefusalFacts& f, Finding* out) noexcept {
   out->set(FindingClass::wrong_refusal_exception, Rule::DEV_3)
       .add("expected BufferError from ").add(f.consumer_label)
       .add(" refusing a tensor on device type ").num(f.device_type)
-      .add(", which it cannot access, but found ").add(f.consumer_error);
+      .add(", which it cannot access, but found ").add(f.consumer_error)
+      .add(" (python_spec.rst v1.0 to v1.3: 'it is recommended to raise a BufferError'")
+      .add(std::strncmp(f.consumer_error, "TypeError", 9) == 0
+               ? "; v0.7 and v0.8 recommended TypeError, which this library follows)"
+               : ")");
 }
 
 void judge_import(const ImportFacts& f, Finding* out) noexcept {

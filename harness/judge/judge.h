@@ -82,6 +82,9 @@ struct LifecycleFacts {
   uint32_t stray_calls = 0;            // deleter calls on pointers never handed out
   const char* stray_where = nullptr;
   const char* consumer_label = "";     // "strict-consumer@v1.3"
+  // A versioned struct of another major than 1: a consumer "must call the deleter" (VER-2, MUST),
+  // where LIFE-3's "should call the deleter" weighs SHOULD.
+  bool other_major = false;
 };
 
 void judge_lifecycle(const LifecycleFacts& facts, Finding* out) noexcept;

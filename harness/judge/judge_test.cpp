@@ -74,11 +74,29 @@ TEST_CASE("judge: every finding class names a rule of the table or carries its c
         dlc::FindingClass::wild_pointer, dlc::FindingClass::sanitizer_report,
         dlc::FindingClass::crash}) {
     INFO(dlc::info(cls).name);
-    for (const dlc::Rule rule : {dlc::Rule::none, dlc::Rule::LAY_9, dlc::Rule::LAY_8,
-                                 dlc::Rule::FLAG_4}) {
-      CHECK(dlc::severity_of(cls, rule) == dlc::Severity::must);
+    CHECK(dlc::severity_of(cls, dlc::Rule::none) == dlc::Severity::must);
+    for (const dlc::RuleInfo& rule : dlc::all_rules()) {  // no sub-clause lowers one
+      INFO(rule.id);
+      CHECK(dlc::severity_of(cls, rule.rule) == dlc::Severity::must);
     }
   }
+  // A sub-clause weighs what its sentence says, apart from the rest of its rule (clauses.def).
+  CHECK(dlc::severity_of(dlc::FindingClass::deleter_never_called, dlc::Rule::none) ==
+        dlc::Severity::should);  // LIFE-3: "should call the deleter"
+  CHECK(dlc::severity_of(dlc::FindingClass::deleter_never_called, dlc::Rule::VER_2) ==
+        dlc::Severity::must);  // "the consumer must call the deleter" on another major
+  CHECK(dlc::severity_of(dlc::FindingClass::accepted_invalid, dlc::Rule::LIFE_8) ==
+        dlc::Severity::must);  // a used capsule's struct is read
+  CHECK(dlc::severity_of(dlc::FindingClass::accepted_invalid, dlc::Rule::DEV_1) ==
+        dlc::Severity::should);  // refusing an unknown device type is derived
+  CHECK(dlc::severity_of(dlc::FindingClass::producer_violation, dlc::Rule::DEV_1) ==
+        dlc::Severity::must);  // the enum is a definition
+  CHECK(dlc::severity_of(dlc::FindingClass::wrong_refusal_exception, dlc::Rule::DEV_3) ==
+        dlc::Severity::should);  // "it is recommended to raise a BufferError"
+  CHECK(dlc::severity_of(dlc::FindingClass::wrong_refusal_exception, dlc::Rule::STRM_3) ==
+        dlc::Severity::must);  // "this function must raise BufferError"
+  CHECK(dlc::severity_of(dlc::FindingClass::no_max_version_asked, dlc::Rule::VER_5) ==
+        dlc::Severity::info);  // consumers may hold off
   // Each class says whose finding it is, or that the judge says (a crash: where it happened).
   CHECK(dlc::info(dlc::FindingClass::deleter_leaks).role == dlc::Role::producer);
   CHECK(dlc::info(dlc::FindingClass::accepted_invalid).role == dlc::Role::consumer);

@@ -4,10 +4,12 @@ namespace dlc {
 namespace {
 
 constexpr bool kBinds_both = false, kBinds_producers = true;
+constexpr Severity kTensor_refuse = Severity::must, kTensor_strict = Severity::should,
+                   kTensor_none = Severity::info;
 constexpr RuleInfo kRules[] = {
-    {Rule::none, "", Severity::info, {0, 0}, false, ""},
-#define DLC_RULE(token, id, severity, major, minor, binds, summary) \
-  {Rule::token, id, Severity::severity, {major, minor}, kBinds_##binds, summary},
+    {Rule::none, "", Severity::info, Severity::info, {0, 0}, false, ""},
+#define DLC_RULE(token, id, severity, tensor, major, minor, binds, summary) \
+  {Rule::token, id, Severity::severity, kTensor_##tensor, {major, minor}, kBinds_##binds, summary},
 #include "rules.def"
 #undef DLC_RULE
 };
@@ -23,6 +25,17 @@ constexpr ClassInfo kClasses[] = {
    kRole_##role, meaning},
 #include "findings.def"
 #undef DLC_CLASS
+};
+
+struct Clause {
+  Rule rule;
+  FindingClass cls;
+  Severity severity;
+};
+constexpr Clause kClauses[] = {
+#define DLC_CLAUSE(rule, cls, severity) {Rule::rule, FindingClass::cls, Severity::severity},
+#include "clauses.def"
+#undef DLC_CLAUSE
 };
 
 static_assert(sizeof kRules / sizeof kRules[0] == static_cast<size_t>(Rule::XAPI_5) + 1,
@@ -81,8 +94,11 @@ FindingClass class_from_name(std::string_view name) noexcept {
 
 Severity severity_of(FindingClass cls, Rule r) noexcept {
   const ClassInfo& c = info(cls);
-  if (c.fixed_severity) return c.severity;
   if (r == Rule::none) r = c.rule;
+  for (const Clause& clause : kClauses) {
+    if (clause.rule == r && clause.cls == cls) return clause.severity;
+  }
+  if (c.fixed_severity) return c.severity;
   return r == Rule::none ? Severity::must : info(r).severity;
 }
 

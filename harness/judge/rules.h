@@ -16,7 +16,7 @@ const char* to_string(Severity severity) noexcept;  // "MUST", "SHOULD", "INFO"
 
 enum class Rule : uint8_t {
   none = 0,
-#define DLC_RULE(token, id, severity, major, minor, binds, summary) token,
+#define DLC_RULE(token, id, severity, tensor, major, minor, binds, summary) token,
 #include "rules.def"
 #undef DLC_RULE
 };
@@ -24,7 +24,10 @@ enum class Rule : uint8_t {
 struct RuleInfo {
   Rule rule;
   const char* id;  // "LIFE-3"; "" for Rule::none
-  Severity severity;
+  Severity severity;  // its sentence's strength; clauses.def holds sub-clauses of another
+  // What a tensor breaking the rule is to a consumer (the validator's weight): must, no
+  // conformant consumer imports it; should, a strict consumer refuses it; info, nothing to refuse.
+  Severity tensor;
   DLCVersion since;
   // The source sentence binds producers only (DEV-2): a consumer that takes such a tensor and
   // reads it right breaks no text; that is an INFO observation.
@@ -64,8 +67,9 @@ std::span<const ClassInfo> all_classes() noexcept;
 FindingClass class_from_name(std::string_view name) noexcept;  // none for "" or an unknown name
 inline const char* name_of(FindingClass cls) noexcept { return info(cls).name; }
 
-// How severe a finding of `cls` against `rule` is: the class's fixed severity, else the rule's
-// (a finding with neither is MUST: nothing says it is acceptable).
+// How severe a finding of `cls` against `rule` is: the rule's sub-clause for that class
+// (clauses.def), else the class's fixed severity, else the rule's (a finding with neither is
+// MUST: nothing says it is acceptable).
 Severity severity_of(FindingClass cls, Rule rule) noexcept;
 
 }  // namespace dlc

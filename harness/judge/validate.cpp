@@ -31,7 +31,7 @@ bool known_device(int32_t type, DLCVersion v) {
   return false;
 }
 
-// DT-2/DT-3: the widths each code allows. Returns "" if allowed, else what was expected.
+// DT-1/DT-2: the widths each code allows. Returns "" if allowed, else what was expected.
 const char* allowed_bits(uint8_t code, uint8_t bits) {
   switch (code) {
     case 0:
@@ -74,7 +74,7 @@ class Checker {
   bool any_must() const {
     for (int i = 0; i < r_->count; ++i) {
       const Violation& v = r_->violations[i];
-      if (v.severity() == Severity::must && !info(v.rule).producers_only) return true;
+      if (v.weight() == Severity::must && !info(v.rule).producers_only) return true;
     }
     return false;
   }
@@ -118,7 +118,10 @@ void check_tensor(const abi::Tensor& t, bool versioned, DLCVersion version, uint
         .add(") but found ")
         .num(t.dtype.code);
   } else if (const char* want = allowed_bits(t.dtype.code, t.dtype.bits); *want != '\0') {
-    c.add(Rule::DT_2).add("expected bits ").add(want).add(" for dtype code ").num(t.dtype.code)
+    // Float6 and Float4: "the consumer must stop importing" (DT-1); other codes' widths are the
+    // header's "common choices", which the suite refuses by a derived rule (DT-2).
+    const bool sub_byte_float = t.dtype.code >= 15 && t.dtype.code <= 17;
+    c.add(sub_byte_float ? Rule::DT_1 : Rule::DT_2).add("expected bits ").add(want).add(" for dtype code ").num(t.dtype.code)
         .add(" but found ").num(t.dtype.bits);
   }
   if (t.dtype.lanes == 0) c.add(Rule::DT_1).add("expected lanes >= 1 but found 0");
@@ -250,14 +253,14 @@ const Violation* ValidateResult::first_must() const noexcept { return first_refu
 const Violation* ValidateResult::first_consumer_must() const noexcept {
   for (int i = 0; i < count; ++i) {
     const Violation& v = violations[i];
-    if (v.severity() == Severity::must && !info(v.rule).producers_only) return &v;
+    if (v.weight() == Severity::must && !info(v.rule).producers_only) return &v;
   }
   return nullptr;
 }
 
 const Violation* ValidateResult::first_refusal(bool strict) const noexcept {
   for (int i = 0; i < count; ++i) {
-    const Severity s = violations[i].severity();
+    const Severity s = violations[i].weight();
     if (s == Severity::must || (strict && s == Severity::should)) return &violations[i];
   }
   return nullptr;

@@ -21,10 +21,12 @@ enum class Level { minimal, standard, full };
 struct Violation {
   Rule rule = Rule::none;
   // An observation that cites a rule without breaking it (unknown flag bits, misaligned data):
-  // always INFO. Otherwise the rule table says how severe the violation is.
+  // always INFO. Otherwise the rule table says what the violation makes of the tensor.
   bool note = false;
   char message[200] = {};  // "expected X but found Y"
-  Severity severity() const noexcept { return note ? Severity::info : info(rule).severity; }
+  // MUST: no conformant consumer imports the tensor; SHOULD: a strict consumer refuses it. The
+  // rule's `tensor` column, not its severity: what a party's finding weighs is the judge's.
+  Severity weight() const noexcept { return note ? Severity::info : info(rule).tensor; }
 };
 
 struct ValidateOptions {

@@ -154,6 +154,18 @@ TEST_CASE("validate: dtype codes and widths (DT-1, DT-2)", "[unit]") {
   Fixture z;
   z.versioned.dl_tensor.dtype = {2, 32, 0};
   CHECK(first_rule(check("dltensor_versioned", &z.versioned)) == "DT-1");
+  // A width its code does not allow breaks the definition (DT-1: Float4 is 4 bits, and "the
+  // consumer must stop importing"); a code no header defines, the derived DT-2. Both are refused,
+  // whatever a finding on them weighs (DT-2 is SHOULD: the rule's tensor column, not severity).
+  Fixture w;
+  w.versioned.dl_tensor.dtype = {17, 8, 1};
+  CHECK(first_rule(check("dltensor_versioned", &w.versioned)) == "DT-1");
+  Fixture u;
+  u.versioned.dl_tensor.dtype = {99, 32, 1};
+  const dlc::ValidateResult unknown = check("dltensor_versioned", &u.versioned);
+  CHECK(first_rule(unknown) == "DT-2");
+  CHECK_FALSE(unknown.accepted);
+  CHECK(dlc::info(dlc::Rule::DT_2).severity == dlc::Severity::should);
 }
 
 TEST_CASE("validate: devices (DEV-1, DEV-2)", "[unit]") {
@@ -210,7 +222,7 @@ TEST_CASE("validate: capsule names (LIFE-1, LIFE-8) and unknown flags (FLAG-4)",
   bool reported = false;
   for (int i = 0; i < r.count; ++i) {
     reported |= r.violations[i].rule == dlc::Rule::FLAG_4 &&
-                r.violations[i].severity() == dlc::Severity::info;
+                r.violations[i].weight() == dlc::Severity::info;
   }
   CHECK(reported);
 }
@@ -249,7 +261,7 @@ TEST_CASE("validate: severities come from the rule table, notes are INFO", "[uni
   }
   REQUIRE(lay9 != nullptr);
   CHECK(lay9->note);
-  CHECK(lay9->severity() == dlc::Severity::info);  // LAY-9 itself is SHOULD
+  CHECK(lay9->weight() == dlc::Severity::info);  // LAY-9 itself is SHOULD
   CHECK(dlc::info(dlc::Rule::LAY_9).severity == dlc::Severity::should);
   CHECK(r.accepted);
 }
@@ -312,7 +324,7 @@ BandVerdict band_verdict(std::vector<int64_t> shape, const int64_t* strides, DLC
   v.first_must = first_rule(r);
   for (int i = 0; i < r.count; ++i) {
     v.noted |= r.violations[i].rule == dlc::Rule::LAY_10 &&
-               r.violations[i].severity() == dlc::Severity::info;
+               r.violations[i].weight() == dlc::Severity::info;
   }
   CHECK(v.noted == r.size_band);
   return v;

@@ -167,8 +167,8 @@ void hand_written(Builder& b) {
   }
   // Invalid tensors: a conformant consumer refuses them; only a mock can make them.
   b.add("dtype_unknown_code_99", make(99, 32, {64}), false, Rule::DT_2).test_layout = true;
-  b.add("dtype_f6_with_8_bits", make(15, 8, {256}), false, Rule::DT_2).test_layout = true;
-  b.add("dtype_f4_with_8_bits", make(17, 8, {256}), false, Rule::DT_2).test_layout = true;
+  b.add("dtype_f6_with_8_bits", make(15, 8, {256}), false, Rule::DT_1).test_layout = true;
+  b.add("dtype_f4_with_8_bits", make(17, 8, {256}), false, Rule::DT_1).test_layout = true;
   b.add("dtype_zero_lanes", make(2, 32, {64}, 0), false, Rule::DT_1).test_layout = true;
   {
     DLCTensorSpec s = make(2, 32, {8, 8});

@@ -356,6 +356,7 @@ void run_exchange(const std::vector<Participant>& participants, const CaseDef& c
   lf.stray_calls = host.ledger.stray_calls();
   lf.stray_where = host.ledger.stray_where();
   lf.consumer_label = consumer_label;
+  lf.other_major = kind == abi::StructKind::foreign_major;
   const bool unclaimed = !c.raw && h.name != nullptr && std::strncmp(h.name, "used_", 5) != 0 &&
                          lf.consumer_calls == 0;
   if (unclaimed) delete_unclaimed(DLCHandoff{offered, const_cast<void*>(managed)});

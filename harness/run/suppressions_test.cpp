@@ -203,7 +203,13 @@ TEST_CASE("suppressions: a case's severity reads the rule table", "[unit]") {
   CHECK(dlc::severity_of_case(finding("c", "LAY-9")) == dlc::Severity::should);
   CHECK(dlc::severity_of_case(finding("c", "FLAG-1b", "producer-violation")) ==
         dlc::Severity::should);
-  CHECK(dlc::severity_of_case(finding("c", "LIFE-3")) == dlc::Severity::must);
+  CHECK(dlc::severity_of_case(finding("c", "LIFE-1")) == dlc::Severity::must);
+  CHECK(dlc::severity_of_case(finding("c", "LIFE-3", "deleter-never-called")) ==
+        dlc::Severity::should);
+  CHECK(dlc::severity_of_case(finding("c", "LIFE-3", "deleter-called-twice")) ==
+        dlc::Severity::must);
+  CHECK(dlc::severity_of_case(finding("c", "LAY-5", "rejected-valid")) ==
+        dlc::Severity::should);  // a sub-clause of its own (clauses.def)
   CHECK(dlc::severity_of_case(finding("c", "")) == dlc::Severity::must);
   // A planted bug no longer caught has no finding at all: MUST.
   CHECK(dlc::severity_of_case(finding("c", "", "")) == dlc::Severity::must);
@@ -219,7 +225,7 @@ TEST_CASE("suppressions: exit bits separate MUST findings, non-strict ones and k
           "[unit]") {
   std::vector<dlc::CaseResult> cases = {finding("c", "LAY-9")};
   CHECK(dlc::findings_exit_bits(cases, false) == 4);
-  cases.push_back(finding("c", "LIFE-3"));
+  cases.push_back(finding("c", "LIFE-1"));
   CHECK(dlc::findings_exit_bits(cases, false) == 12);
   CHECK(dlc::findings_exit_bits(cases, true) == 0);
   cases[1].known = true;
