@@ -14,12 +14,6 @@ bool at_least(DLCVersion v, uint32_t major, uint32_t minor) {
   return v.major > major || (v.major == major && v.minor >= minor);
 }
 
-// DT-1: the codes a consumer of `v` knows. A 0.x consumer knows 0-5 (and Bool from 0.8).
-int max_known_code(DLCVersion v) {
-  if (at_least(v, 1, 1)) return 17;
-  if (at_least(v, 0, 8)) return 6;
-  return 5;
-}
 
 // DEV-1: the device types a consumer of `v` knows.
 bool known_device(int32_t type, DLCVersion v) {
@@ -247,6 +241,12 @@ void check_tensor(const abi::Tensor& t, bool versioned, DLCVersion version, uint
 }
 
 }  // namespace
+
+int max_known_code(DLCVersion v) noexcept {
+  if (at_least(v, 1, 1)) return 17;
+  if (at_least(v, 0, 8)) return 6;
+  return 5;
+}
 
 const Violation* ValidateResult::first_must() const noexcept { return first_refusal(false); }
 

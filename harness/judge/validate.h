@@ -57,6 +57,10 @@ struct ValidateResult {
   const Violation* first_refusal(bool strict) const noexcept;
 };
 
+// The dtype codes a party built with header `v` knows (DT-1): 0 to 5, Bool (6) from v0.8, the
+// float8, float6 and float4 codes (7 to 17) from v1.1.
+int max_known_code(DLCVersion v) noexcept;
+
 // `handoff.name` "dltensor" reads a legacy struct, "dltensor_versioned" a versioned one; NULL is a
 // raw pointer read as `raw_kind` (DLC_STRUCT_LEGACY or DLC_STRUCT_VERSIONED).
 void validate(const DLCHandoff& handoff, const ValidateOptions& options, ValidateResult* result,

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "abi.h"
+#include "validate.h"
 
 namespace dlc {
 namespace {
@@ -17,6 +18,13 @@ bool legacy_prefix_intact(const std::string& layout) {
 }
 
 bool asks_max_version(const Participant& c) { return c.plugin.table->has_max_version != 0; }
+
+// A valid tensor whose dtype has no code in the header the producer declares (MXNet's 0.2 has no
+// kDLBool, nor have the legacy mocks of 0.6 and 0.7): never asked of it, since a party is judged
+// by the header it declares. The test layouts (dtype code 99, say) are made on purpose.
+bool header_cannot_say(const Participant& p, const TensorCase& t) {
+  return !t.test_layout && t.spec.dtype.code > max_known_code(p.plugin.table->dlpack_version);
+}
 
 // The version whose enums a consumer knows (DT-1, DEV-1).
 DLCVersion known_version(const Participant& c) { return c.plugin.table->dlpack_version; }
@@ -106,6 +114,7 @@ std::vector<CaseDef> plan_matrix(const std::vector<Participant>& participants) {
       c.result.consumer = {"harness", "reference"};
     }
     c.in_producer_profile = producer_can_make(p.profile, t);
+    c.header_cannot_say = header_cannot_say(p, t);
     c.wishes_declared = declares_wishes(p.profile, t);
     c.request_valid = valid_for(t, p.emits.major >= 1 ? p.emits : DLCVersion{1, 3}, DLC_MAX_NDIM);
     c.result.tensor = t.name;
@@ -119,8 +128,8 @@ std::vector<CaseDef> plan_matrix(const std::vector<Participant>& participants) {
   };
   // What a producer must do with a request from this consumer, by the rules.
   auto expectation = [&](const Participant& p, const Participant& c, const TensorCase& t) {
-    // Outside the producer's profile: not applicable, and never asked.
-    if (!producer_can_make(p.profile, t)) return Expectation::skip;
+    // Outside the producer's profile, or a dtype its header cannot say: never asked.
+    if (!producer_can_make(p.profile, t) || header_cannot_say(p, t)) return Expectation::skip;
     // A legacy struct has no flags: it cannot say READ_ONLY (FLAG-1) or padded sub-byte
     // elements (FLAG-3), so the producer refuses.
     const bool legacy_struct = p.layout == "legacy" || !asks_max_version(c);

@@ -59,6 +59,8 @@ struct CaseSpec {
   bool must_accept = false;    // a valid tensor inside the consumer's profile
   bool request_valid = true;   // the producer must hand over a valid tensor
   bool in_producer_profile = true;
+  // The tensor's dtype has no code in the producer's declared header: not asked (a skip).
+  bool header_cannot_say = false;
   // The producer declares every representation the request wishes for (NULL shape, NULL data,
   // NULL strides, byte_offset): declining one it does not declare is n/a, not a finding.
   bool wishes_declared = true;

@@ -158,6 +158,10 @@ void run_exchange(const std::vector<Participant>& participants, const CaseDef& c
     done(Verdict::skip, participants[c.unavailable_party].unavailable.c_str());
     return;
   }
+  if (c.header_cannot_say) {
+    done(Verdict::skip, "n/a: the producer's declared header has no code for this dtype");
+    return;
+  }
   if (!c.in_producer_profile && !(producer.profile.features & DLC_FEATURE_TEST_LAYOUTS)) {
     done(Verdict::skip, "n/a: outside the producer's profile");
     return;

@@ -46,8 +46,16 @@ class CudaCore(Framework):
         if keywords:
             # The adapter cannot express the request: n/a, never a refusal of cuda.core's.
             raise Unsupported(f"StridedMemoryView takes no {', '.join(keywords)}")
+        if obj is None:
+            # StridedMemoryView(obj=None) is its documented default (a view to fill later), not
+            # an import: handing it None asks the adapter's call, never cuda.core's answer.
+            raise Unsupported("StridedMemoryView's obj=None is its documented default, no import")
         self.start()
-        return self.View(obj, stream_ptr=int(self.own_stream.handle))
+        # cuda.core's documentation asks callers to pass -1 for an object on the host: a real
+        # stream handed to a CPU producer would be the adapter's call, never cuda.core's finding.
+        on_host = getattr(obj, "__dlpack_device__", None) is not None and \
+            obj.__dlpack_device__()[0] in (1, 3, 13)
+        return self.View(obj, stream_ptr=-1 if on_host else int(self.own_stream.handle))
 
     def to_np(self, view):
         """The view's elements: read in place on the host for host memory, else copied through

@@ -25,7 +25,11 @@ class Paddle(Framework):
 
     def to_np(self, value):
         # numpy() hands bfloat16 and float8 out as same-sized integers; the bytes are right.
-        return as_dtype(value.numpy(), str(value.dtype).split(".")[-1])
+        # The stored dtype's name, not its str(): Paddle prints a true uint16 as
+        # "paddle.bfloat16" (DataType.UINT16 and the old VarType.BF16 share a printed name).
+        name = getattr(value.dtype, "name", None)
+        return as_dtype(value.numpy(), name.lower() if isinstance(name, str) else
+                        str(value.dtype).split(".")[-1])
 
     def writable(self, value):
         return True

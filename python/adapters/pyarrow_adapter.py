@@ -8,10 +8,20 @@ class PyArrow(Framework):
     dtypes = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
               "float32", "float64"]
     strides = "positive zero"
-    immutable = True  # a pyarrow.Tensor has no write operation
+    # A pyarrow.Tensor has no write operation, but Arrow calls one made from writable memory
+    # mutable (Tensor.is_mutable) and exports READ_ONLY exactly when it is not: the immutable
+    # arrays are the ones made from read-only memory (read_only below).
+    immutable = False
 
     def from_np(self, array):
         return self.module.Tensor.from_numpy(array.copy())
+
+    def read_only(self, value):
+        array = value.to_numpy().copy()
+        array.flags.writeable = False
+        tensor = self.module.Tensor.from_numpy(array)
+        assert not tensor.is_mutable, "Arrow calls a tensor of read-only memory immutable"
+        return tensor
 
     def view(self, value, kind):
         arr = value.to_numpy()

@@ -1,4 +1,4 @@
-# finding: cuda.core DT-2 accepted-invalid: StridedMemoryView wraps a Float4 (code 17) tensor of 8 bits, a width the code does not allow, instead of refusing it
+# finding: cuda.core DT-1 accepted-invalid: StridedMemoryView wraps a Float4 (code 17) tensor of 8 bits, a width the code does not allow, instead of refusing it
 # env: gpu
 # expect: exit 0
 from cuda.core.utils import StridedMemoryView
