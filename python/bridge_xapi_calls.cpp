@@ -66,6 +66,19 @@ DLTensor plain_prototype(int64_t* shape, uint8_t bits) {
   return t;
 }
 
+// The allocator asked for a 2x3 float CPU tensor of `bits` bits, through the guard that records
+// an escaping C++ exception (kThrew); any Python error it set is cleared.
+int allocate_plain(const DLPackExchangeAPI& api, Records& rec, uint8_t bits, Errors* errors,
+                   DLManagedTensorVersioned** made) {
+  int64_t shape[2] = {2, 3};
+  DLTensor prototype = plain_prototype(shape, bits);
+  const int rc = guarded(rec, kAllocator, [&] {
+    return api.managed_tensor_allocator(&prototype, made, errors, count_set_error);
+  });
+  PyErr_Clear();
+  return rc;
+}
+
 Values arange(double first) {
   Values v{2, 3, {}};
   for (int k = 0; k < 6; ++k) v.v.push_back(first + k);
@@ -76,14 +89,9 @@ Values arange(double first) {
 // records are check_allocator's).
 DLManagedTensorVersioned* allocate_filled(const DLPackExchangeAPI& api, Records& rec,
                                           double first) {
-  int64_t shape[2] = {2, 3};
-  DLTensor prototype = plain_prototype(shape, 32);
   Errors errors;
   DLManagedTensorVersioned* made = nullptr;
-  const int rc = guarded(rec, kAllocator, [&] {
-    return api.managed_tensor_allocator(&prototype, &made, &errors, count_set_error);
-  });
-  PyErr_Clear();
+  const int rc = allocate_plain(api, rec, 32, &errors, &made);
   Values zeros;
   if (rc != 0 || made == nullptr) return nullptr;
   const DLTensor& t = made->dl_tensor;
@@ -254,14 +262,9 @@ void check_dltensor(const DLPackExchangeAPI& api, PyObject* obj, Records& rec) {
 
 void check_allocator(const DLPackExchangeAPI& api, Records& rec) {
   if (api.managed_tensor_allocator == nullptr) return;
-  int64_t shape[2] = {2, 3};
-  DLTensor prototype = plain_prototype(shape, 32);
   Errors errors;
   DLManagedTensorVersioned* made = nullptr;
-  const int rc = guarded(rec, kAllocator, [&] {
-    return api.managed_tensor_allocator(&prototype, &made, &errors, count_set_error);
-  });
-  PyErr_Clear();
+  const int rc = allocate_plain(api, rec, 32, &errors, &made);
   if (rc != kThrew) {
     const DLTensor* t = made != nullptr ? &made->dl_tensor : nullptr;
     const bool right = t != nullptr && t->ndim == 2 && t->shape != nullptr && t->shape[0] == 2 &&
@@ -286,13 +289,9 @@ void check_allocator(const DLPackExchangeAPI& api, Records& rec) {
     }
     if (rc == 0 && made != nullptr && made->deleter != nullptr) made->deleter(made);
   }
-  prototype.dtype = {kDLFloat, 7, 1};  // a width no framework allocates
   Errors bad;
   made = nullptr;
-  const int bad_rc = guarded(rec, kAllocator, [&] {
-    return api.managed_tensor_allocator(&prototype, &made, &bad, count_set_error);
-  });
-  PyErr_Clear();
+  const int bad_rc = allocate_plain(api, rec, 7, &bad, &made);  // a width no framework allocates
   if (bad_rc == kThrew) return;
   const bool bad_ok = (bad_rc != 0 && bad.calls == 1) || (bad_rc == 0 && bad.calls == 0);
   rec.add("XAPI-4", bad_ok,

@@ -4,13 +4,11 @@ scenario): each planted consumer of planted_consumers.py is caught with its clas
 asks it gets wrong, and on no other; the correct consumer has no finding at all.
 
 Needs $DLCONFORM (the command) and $BRIDGE_PYTHON (the interpreter the bridge is built for)."""
-import json
 import os
-import subprocess
 import sys
-import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import planted_matrix  # noqa: E402
 # planted consumer -> {ask: "class RULE"}; every other ask of ASKS passes with no finding.
 EXPECTED = {
     "correct-consumer": {},
@@ -44,23 +42,15 @@ ASKS = ("plain", "after-type-error", "after-buffer-error", "copy=True", "copy=Fa
 
 
 def main():
-    report = os.path.join(tempfile.mkdtemp(prefix="dlconform-asks-"), "asks.json")
-    p = subprocess.run([os.environ["DLCONFORM"], "matrix", "--no-builtin", "--quiet",
-                        "--adapter", os.path.join(HERE, "planted_consumers.py"),
-                        "--python", os.environ["BRIDGE_PYTHON"], "--filter", "asks/*",
-                        "--json", report], capture_output=True, text=True, timeout=300)
-    if not os.path.exists(report):
-        print(f"FAIL: dlconform exited {p.returncode} without a report: {p.stderr[-400:]}")
+    seen = planted_matrix.run("planted_consumers.py", "asks/*")
+    if seen is None:
         return 1
-    with open(report, encoding="utf-8") as f:
-        seen = {c["id"]: c for c in json.load(f)["cases"]}
     failures = 0
     for consumer, findings in EXPECTED.items():
         for ask in ASKS + (CAPSULE_ASKS if consumer in CAPSULE_API else ()):
             case = seen.get(f"asks/module/{consumer}@1/{ask}")
             want = findings.get(ask, "none")
-            got = "missing" if case is None else (
-                f"{case['finding_class']} {case['rule_id']}" if case["finding_class"] else "none")
+            got = planted_matrix.verdict(case)
             ok = got == want
             failures += not ok
             print(f"{'ok  ' if ok else 'FAIL'} {consumer} {ask}: expected {want}, found {got}")

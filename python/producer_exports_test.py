@@ -4,13 +4,11 @@ the CPU, a malformed max_version, copy= by memory and a narrow float's export ar
 rule on the case it gets wrong, and on no other; the correct producer has no finding at all.
 
 Needs $DLCONFORM (the command) and $BRIDGE_PYTHON (the interpreter the bridge is built for)."""
-import json
 import os
-import subprocess
 import sys
-import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import planted_matrix  # noqa: E402
 # planted producer -> {case: "class RULE"}; every other case of CASES passes with no finding.
 EXPECTED = {
     "correct-producer": {},
@@ -42,23 +40,15 @@ def case_id(producer, case):
 
 
 def main():
-    report = os.path.join(tempfile.mkdtemp(prefix="dlconform-exports-"), "exports.json")
-    p = subprocess.run([os.environ["DLCONFORM"], "matrix", "--no-builtin", "--quiet",
-                        "--adapter", os.path.join(HERE, "planted_producers.py"),
-                        "--python", os.environ["BRIDGE_PYTHON"], "--json", report],
-                       capture_output=True, text=True, timeout=300)
-    if not os.path.exists(report):
-        print(f"FAIL: dlconform exited {p.returncode} without a report: {p.stderr[-400:]}")
+    seen = planted_matrix.run("planted_producers.py")
+    if seen is None:
         return 1
-    with open(report, encoding="utf-8") as f:
-        seen = {c["id"]: c for c in json.load(f)["cases"]}
     failures = 0
     for producer, findings in EXPECTED.items():
         for case in CASES + tuple(c for c in findings if c not in CASES):  # and its own
             found = seen.get(case_id(producer, case))
             want = findings.get(case, "none")
-            got = "missing" if found is None else (
-                f"{found['finding_class']} {found['rule_id']}" if found["finding_class"] else "none")
+            got = planted_matrix.verdict(found)
             ok = got == want
             failures += not ok
             print(f"{'ok  ' if ok else 'FAIL'} {producer} {case}: expected {want}, found {got}")

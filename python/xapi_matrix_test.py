@@ -5,37 +5,26 @@ case body torch's and Paddle's tables go through. Each broken table's case of th
 fails with xapi-violation of that rule, its other cases pass, and the controls pass every case
 (planted_xapi_expected.py says which table breaks what). A table without its five cases in
 the report is a failure too."""
-import json
 import os
-import subprocess
 import sys
-import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import planted_matrix  # noqa: E402
 from planted_xapi_expected import EXPECTED  # noqa: E402  (what each table breaks)
 
 CHECKS = ("XAPI-1", "XAPI-2", "XAPI-3", "XAPI-4", "XAPI-5")
 
 
 def main():
-    report = os.path.join(tempfile.mkdtemp(prefix="dlconform-xapi-"), "xapi.json")
-    p = subprocess.run([os.environ["DLCONFORM"], "matrix", "--no-builtin", "--quiet",
-                        "--adapter", os.path.join(HERE, "planted_xapi_adapter.py"),
-                        "--python", os.environ["BRIDGE_PYTHON"], "--filter", "xapi/*",
-                        "--json", report], capture_output=True, text=True, timeout=600)
-    if not os.path.exists(report):
-        print(f"FAIL: dlconform exited {p.returncode} without a report: {p.stderr[-400:]}")
+    seen = planted_matrix.run("planted_xapi_adapter.py", "xapi/*", timeout=600)
+    if seen is None:
         return 1
-    with open(report, encoding="utf-8") as f:
-        seen = {c["id"]: c for c in json.load(f)["cases"]}
     failures = 0
     for table, broken in EXPECTED.items():
         for check in CHECKS:
             found = seen.get(f"xapi/module/xapi-{table}@1/{check}")
             want = f"xapi-violation {check}" if broken and broken[0] == check else "none"
-            got = "missing" if found is None else (
-                f"{found['finding_class']} {found['rule_id']}" if found["finding_class"] else "none")
+            got = planted_matrix.verdict(found)
             ok = got == want
             failures += not ok
             print(f"{'ok  ' if ok else 'FAIL'} {table} {check}: expected {want}, found {got}"
