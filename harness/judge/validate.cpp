@@ -115,7 +115,8 @@ void check_tensor(const abi::Tensor& t, bool versioned, DLCVersion version, uint
     // Float6 and Float4: "the consumer must stop importing" (DT-1); other codes' widths are the
     // header's "common choices", which the suite refuses by a derived rule (DT-2).
     const bool sub_byte_float = t.dtype.code >= 15 && t.dtype.code <= 17;
-    c.add(sub_byte_float ? Rule::DT_1 : Rule::DT_2).add("expected bits ").add(want).add(" for dtype code ").num(t.dtype.code)
+    c.add(sub_byte_float ? Rule::DT_1 : Rule::DT_2)
+        .add("expected bits ").add(want).add(" for dtype code ").num(t.dtype.code)
         .add(" but found ").num(t.dtype.bits);
   }
   if (t.dtype.lanes == 0) c.add(Rule::DT_1).add("expected lanes >= 1 but found 0");

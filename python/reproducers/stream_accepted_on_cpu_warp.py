@@ -4,4 +4,4 @@
 import warp as wp
 wp.config.quiet = True
 x = wp.array([0.0, 1.0, 2.0, 3.0], dtype=wp.float32, device="cpu")
-assert type(x.__dlpack__(stream=-1)).__name__ == "PyCapsule", "fixed: warp refuses a stream on the CPU"
+assert type(x.__dlpack__(stream=-1)).__name__ == "PyCapsule", "fixed: warp refuses it on the CPU"
