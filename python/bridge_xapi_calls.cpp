@@ -66,6 +66,17 @@ DLTensor plain_prototype(int64_t* shape, uint8_t bits) {
   return t;
 }
 
+// XAPI-5: to_py_object stole `whose` tensor, so its deleter ran exactly once, when the object that
+// took it died.
+void record_stolen(Records& rec, uint32_t calls, const char* whose) {
+  rec.add("XAPI-5", calls == 1,
+          calls == 1 ? std::string("to_py_object took ") + whose +
+                           " tensor; its deleter ran once, when the object died"
+                     : std::string("expected to_py_object to take ") + whose + " tensor (dlpack.h: "
+                       "\"the ownership of the tensor is stolen\"), its deleter run once when the "
+                       "object dies, but found " + std::to_string(calls) + " call(s)");
+}
+
 // The allocator asked for a 2x3 float CPU tensor of `bits` bits, through the guard that records
 // an escaping C++ exception (kThrew); any Python error it set is cleared.
 int allocate_plain(const DLPackExchangeAPI& api, Records& rec, uint8_t bits, Errors* errors,
@@ -185,13 +196,7 @@ void check_from_py_object(const DLPackExchangeAPI& api, PyObject* obj, Records& 
     }
     Py_DECREF(static_cast<PyObject*>(py));
     collect();
-    const uint32_t calls = host().ledger.calls(owned);
-    rec.add("XAPI-5", calls == 1,
-            calls == 1 ? "to_py_object took from_py_object's tensor; its deleter ran once when "
-                         "the object died"
-                       : "expected to_py_object to take from_py_object's tensor, its deleter run "
-                         "once when the object dies, but found " + std::to_string(calls) +
-                             " call(s)");
+    record_stolen(rec, host().ledger.calls(owned), "from_py_object's");
   }
   host().ledger.forget(owned);
 }
@@ -457,13 +462,7 @@ void check_ownership(const DLPackExchangeAPI& api, Records& rec) {
   }
   Py_XDECREF(weak);
   PyErr_Clear();
-  const uint32_t calls = host().ledger.calls(made);
-  rec.add("XAPI-5", calls == 1,
-          calls == 1 ? "to_py_object took the allocator's tensor; its deleter ran once, when the "
-                       "object died"
-                     : "expected to_py_object to take the tensor (dlpack.h: \"the ownership of "
-                       "the tensor is stolen\"), its deleter run once when the object dies, but "
-                       "found " + std::to_string(calls) + " call(s)");
+  record_stolen(rec, host().ledger.calls(made), "the allocator's");
   host().ledger.forget(made);
 }
 
