@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "exit_codes.h"
+#include "hardening.h"
 #include "options.h"
 #include "report.h"
 #include "suppressions.h"
@@ -100,6 +101,7 @@ int run(int argc, char** argv) {
     return failure == MatrixFailure::usage ? kExitUsage : kExitHarnessError;
   }
   std::vector<CaseResult>& results = result.results;
+  mark_hardening(results);
   const size_t known = apply_suppressions(suppressions, results);
   result.info.suppressions = suppression_uses(suppressions, results);
   for (const auto& [format, path] : o.reports) {

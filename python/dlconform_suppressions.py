@@ -1,7 +1,9 @@
 """Suppression files for the Python tools (the reproducers test, `tools/dev latest`, the fuzz
 campaigns): the same reading as harness/run/suppressions.cpp, which the matrix uses.
 
-  RULE  CLASS[,CLASS...]  ROLE  PARTY  [cases=GLOB]  REASON     (ROLE: producer or consumer)
+  RULE  CLASS[,CLASS...]  ROLE  PARTY  [cases=GLOB]  REASON     (ROLE: producer, consumer,
+                                                                  or hardening: the consumer
+                                                                  on an invalid tensor)
   RULE  PARTY  REASON                                            (the old form, either role)
 
 A case is known to an entry of the new form only when its rule, class, role and party (the
@@ -11,7 +13,7 @@ import fnmatch
 import os
 import re
 
-ROLES = ("producer", "consumer")
+ROLES = ("producer", "consumer", "hardening")  # hardening: the consumer, on an invalid tensor
 
 
 def parse_line(line, origin="", number=0):
@@ -70,7 +72,8 @@ def matches(entry, case):
             party_matches(entry["party"], case["consumer"])
     return (case.get("role", "") == entry["role"] and
             case.get("finding_class", "") in entry["classes"] and
-            party_matches(entry["party"], case[entry["role"]]) and
+            party_matches(entry["party"],
+                          case["consumer" if entry["role"] == "hardening" else entry["role"]]) and
             (not entry["cases"] or fnmatch.fnmatchcase(case["id"], entry["cases"])))
 
 

@@ -8,7 +8,9 @@
 //      a value out of range, a filter that matches nothing)
 //   4  bit 2: an unexpected finding of a SHOULD rule (non-strict)
 //   8  bit 3: an unexpected finding of a MUST rule, a crash or a hang (incompatible)
-// Bits 2 and 3 combine. INFO findings are observations and set no bit.
+//  16  bit 4: an unexpected hardening finding: a consumer's crash or memory-safety defect on a
+//      tensor no conformant producer makes (it broke no sentence; the producer did)
+// Bits 2, 3 and 4 combine. INFO findings are observations and set no bit.
 #pragma once
 
 namespace dlc {
@@ -18,5 +20,6 @@ constexpr int kExitHarnessError = 1;
 constexpr int kExitUsage = 2 | kExitHarnessError;
 constexpr int kExitNonStrict = 4;
 constexpr int kExitIncompatible = 8;
+constexpr int kExitHardening = 16;
 
 }  // namespace dlc

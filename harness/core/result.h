@@ -59,6 +59,9 @@ struct CaseResult {
   // An INFO finding on a passing case (an observation, never a failure), or the severity of the
   // finding: "MUST", "SHOULD", "INFO"; "" when there is none.
   std::string severity;
+  // A consumer's memory-safety finding on a tensor no conformant producer makes (hardening.h):
+  // role "hardening", its own exit bit; the case's rule is the one the producer broke.
+  bool hardening = false;
   // Skipped because a party cannot run on this machine (no CUDA device): counted apart in the
   // summary; `detail` gives the party's reason.
   bool unavailable = false;

@@ -92,6 +92,31 @@ FindingClass class_from_name(std::string_view name) noexcept {
   return FindingClass::none;
 }
 
+bool is_memory_safety(FindingClass cls) noexcept {
+  switch (cls) {
+    case FindingClass::deleter_called_twice:
+    case FindingClass::stray_deleter_call:
+    case FindingClass::capsule_not_renamed:
+    case FindingClass::frees_unowned:
+    case FindingClass::use_after_delete:
+    case FindingClass::null_deleter_called:
+    case FindingClass::struct_overread:
+    case FindingClass::future_major_touched:
+    case FindingClass::out_of_bounds:
+    case FindingClass::write_to_read_only:
+    case FindingClass::device_pointer_dereferenced:
+    case FindingClass::bad_function_pointer:
+    case FindingClass::misaligned_access:
+    case FindingClass::memory_corruption:
+    case FindingClass::wild_pointer:
+    case FindingClass::sanitizer_report:
+    case FindingClass::crash:
+      return true;
+    default:
+      return false;
+  }
+}
+
 Severity severity_of(FindingClass cls, Rule r) noexcept {
   const ClassInfo& c = info(cls);
   if (r == Rule::none) r = c.rule;

@@ -67,6 +67,12 @@ std::span<const ClassInfo> all_classes() noexcept;
 FindingClass class_from_name(std::string_view name) noexcept;  // none for "" or an unknown name
 inline const char* name_of(FindingClass cls) noexcept { return info(cls).name; }
 
+// A memory-safety defect: a read or write outside what was handed over, a second free, a use
+// after free, a write to read-only memory, a host read of device memory, a call through a NULL or
+// misread pointer, a crash. MUST wherever it is found (findings.def); on a tensor no conformant
+// producer makes, the consumer's is a hardening finding (harness/run/hardening.h).
+bool is_memory_safety(FindingClass cls) noexcept;
+
 // How severe a finding of `cls` against `rule` is: the rule's sub-clause for that class
 // (clauses.def), else the class's fixed severity, else the rule's (a finding with neither is
 // MUST: nothing says it is acceptable).

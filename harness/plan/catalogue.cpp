@@ -4,6 +4,7 @@
 #include "catalogue.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <set>
 #include <tuple>
@@ -449,8 +450,22 @@ size_t generated_view_count() {
 }
 
 bool valid_for(const TensorCase& t, DLCVersion version, int32_t max_ndim) {
+  ValidateResult r;
+  validate_request(t, version, max_ndim, &r);
+  return r.accepted;
+}
+
+void validate_request(const TensorCase& t, DLCVersion version, int32_t max_ndim,
+                      ValidateResult* result) {
+  *result = ValidateResult{};
   const DLCTensorSpec& s = t.spec;
-  if (s.ndim < 0 || s.ndim > DLC_MAX_NDIM) return false;
+  if (s.ndim < 0 || s.ndim > DLC_MAX_NDIM) {
+    Violation& v = result->violations[result->count++];
+    v.rule = Rule::LAY_1;
+    std::snprintf(v.message, sizeof v.message, "expected 0 <= ndim <= %d but found %d",
+                  DLC_MAX_NDIM, s.ndim);
+    return;
+  }
   const geo::SpecGeometry g = geo::geometry(s);
   int64_t shape[DLC_MAX_NDIM];
   int64_t strides[DLC_MAX_NDIM];
@@ -474,7 +489,7 @@ bool valid_for(const TensorCase& t, DLCVersion version, int32_t max_ndim) {
   options.level = Level::standard;
   options.consumer_version = version.major == 0 ? DLCVersion{version.major, version.minor} : version;
   options.max_ndim = max_ndim;
-  ValidateResult r;
+  ValidateResult& r = *result;
   if (version.major == 0) {
     abi::ManagedTensor m{tensor, nullptr, nullptr};
     validate(DLCHandoff{"dltensor", &m}, options, &r);
@@ -486,7 +501,6 @@ bool valid_for(const TensorCase& t, DLCVersion version, int32_t max_ndim) {
     m.dl_tensor = tensor;
     validate(DLCHandoff{"dltensor_versioned", &m}, options, &r);
   }
-  return r.accepted;
 }
 
 }  // namespace dlc

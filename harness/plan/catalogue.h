@@ -10,6 +10,7 @@
 
 #include "dlconform/plugin.h"
 #include "rules.h"
+#include "validate.h"
 
 namespace dlc {
 
@@ -44,6 +45,10 @@ int find_tensor(std::string_view name);
 // Whether what a conformant producer makes of `t` is a valid tensor for a consumer of `version`
 // with an ndim limit of `max_ndim` (the reference validator's verdict, standard level).
 bool valid_for(const TensorCase& t, DLCVersion version, int32_t max_ndim);
+// The reference validator's verdict on what a conformant producer makes of `t` (valid_for's):
+// its violations in `r`.
+void validate_request(const TensorCase& t, DLCVersion version, int32_t max_ndim,
+                      ValidateResult* r);
 
 // How many of the catalogue's tensors are generated views.
 size_t generated_view_count();

@@ -44,6 +44,7 @@ std::string render_json(const RunInfo& info, const std::vector<CaseResult>& case
     w.key("unexpected").value(s.unexpected);
     w.key("known").value(s.known);
     if (s.unavailable > 0) w.key("unavailable").value(s.unavailable);
+    w.key("hardening").value(s.hardening).key("hardening_unexpected").value(s.hardening_unexpected);
     // Every verdict, zeros included, so a consumer of the report can index without checking.
     w.key("by_verdict").begin_object();
     for (Verdict v :
@@ -98,6 +99,7 @@ std::string render_json(const RunInfo& info, const std::vector<CaseResult>& case
       w.key("expected_rule").value(c.expected_rule);
       w.key("rule_id").value(c.rule_id);
       if (!c.role.empty()) w.key("role").value(c.role);
+      if (c.hardening) w.key("hardening").value(true);
       w.key("severity").value(c.severity);
       w.key("detail").value(c.detail);
       w.key("known").value(c.known);

@@ -157,6 +157,8 @@ Summary summarise(const std::vector<CaseResult>& cases) {
     ++s.by_outcome[static_cast<size_t>(o)];
     ++s.by_verdict[static_cast<size_t>(c.verdict)];
     s.unavailable += c.unavailable ? 1 : 0;
+    s.hardening += c.hardening ? 1 : 0;
+    s.hardening_unexpected += c.hardening && o == Outcome::unexpected ? 1 : 0;
     if (o == Outcome::known) {
       ++s.known;
       if (c.as_expected()) ++s.known_now_as_expected;
@@ -171,10 +173,17 @@ Summary summarise(const std::vector<CaseResult>& cases) {
 
 std::string verdict_line(const Summary& s) {
   // Cases no machine here could run are said apart: "as expected" must not hide them.
+  // Hardening findings are not conformance: said apart, with how many of them are new.
+  const std::string hardening =
+      s.hardening == 0 ? ""
+                       : "; " + std::to_string(s.hardening) + " hardening finding" +
+                             (s.hardening == 1 ? "" : "s") + " on invalid tensors (" +
+                             std::to_string(s.hardening_unexpected) + " unexpected)";
   const std::string apart =
-      s.unavailable == 0 ? ""
-                         : "; " + std::to_string(s.unavailable) +
-                               " skipped because a party cannot run on this machine";
+      (s.unavailable == 0 ? ""
+                          : "; " + std::to_string(s.unavailable) +
+                                " skipped because a party cannot run on this machine") +
+      hardening;
   if (s.unexpected > 0) {
     return std::to_string(s.unexpected) +
            (s.unexpected == 1 ? " unexpected result" : " unexpected results") + apart;

@@ -35,6 +35,10 @@ struct Summary {
   std::array<size_t, kOutcomeCount> by_outcome{};
   std::array<size_t, 5> by_verdict{};  // indexed by Verdict
   size_t unavailable = 0;  // skipped: a party cannot run on this machine (no CUDA device)
+  // Hardening findings (harness/run/hardening.h): a consumer's memory-safety defect on a tensor
+  // no conformant producer makes, counted apart from conformance; and those not known.
+  size_t hardening = 0;
+  size_t hardening_unexpected = 0;
 };
 Summary summarise(const std::vector<CaseResult>& cases);
 

@@ -47,7 +47,7 @@ Match match(const Suppression& s, const CaseResult& c) {
     return party_matches(s.party, c.producer) || party_matches(s.party, c.consumer) ? Match::yes
                                                                                     : Match::no;
   }
-  if (to_string(s.role) != c.role || !party_matches(s.party, party_in(s.role, c))) {
+  if (s.role_name() != c.role || !party_matches(s.party, party_in(s.role, c))) {
     return Match::no;
   }
   if (!s.cases.empty() && fnmatch(s.cases.c_str(), c.id.c_str(), 0) != 0) return Match::no;
@@ -65,7 +65,7 @@ std::string Suppression::label() const {
   if (old_form()) return rule + " " + party;
   std::string classes_text;
   for (const std::string& c : classes) classes_text += (classes_text.empty() ? "" : ",") + c;
-  return rule + " " + classes_text + " " + to_string(role) + " " + party +
+  return rule + " " + classes_text + " " + role_name() + " " + party +
          (cases.empty() ? "" : " cases=" + cases);
 }
 
@@ -96,8 +96,10 @@ bool parse_suppressions(std::string_view text, const std::string& origin, Suppre
     }
     // The new form has a role third; the old one a party second and its reason after it.
     const std::streampos after_second = fields.tellg();
-    if ((fields >> third) && (third == "producer" || third == "consumer")) {
-      s.role = role_from_name(third);
+    if ((fields >> third) && (third == "producer" || third == "consumer" || third == "hardening")) {
+      // A hardening finding is the consumer's, on a tensor its producer made invalid.
+      s.hardening = third == "hardening";
+      s.role = s.hardening ? Role::consumer : role_from_name(third);
       for (const std::string& cls : split_commas(second)) {
         if (cls.empty() || class_from_name(cls) == FindingClass::none) {
           *error = at + "expected finding classes of findings.def (deleter-never-called, " +
@@ -296,6 +298,10 @@ int findings_exit_bits(const std::vector<CaseResult>& cases, bool warn_only) {
   int bits = 0;
   for (const CaseResult& c : cases) {
     if (c.as_expected() || c.known) continue;
+    if (c.hardening) {
+      bits |= kExitHardening;
+      continue;
+    }
     switch (severity_of_case(c)) {
       case Severity::must:
         bits |= kExitIncompatible;

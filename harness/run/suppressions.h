@@ -32,6 +32,10 @@ struct Suppression {
   std::string rule;                  // "LIFE-3", or "*"
   std::vector<std::string> classes;  // finding classes; empty in the old form
   Role role = Role::none;            // producer or consumer; none in the old form (either)
+  // ROLE "hardening": the consumer's crash or memory-safety defect on a tensor no conformant
+  // producer makes, under the rule the producer broke (harness/run/hardening.h).
+  bool hardening = false;
+  std::string role_name() const { return hardening ? "hardening" : to_string(role); }
   std::string party;                 // "my-consumer", "torch@1.13", "planted-*"
   std::string cases;                 // a glob over case ids; "" for every case
   std::string reason;                // free text
