@@ -8,7 +8,6 @@
 #include <string_view>
 
 #include "exit_codes.h"
-#include "hardening.h"
 #include "options.h"
 #include "report.h"
 #include "suppressions.h"
@@ -101,7 +100,6 @@ int run(int argc, char** argv) {
     return failure == MatrixFailure::usage ? kExitUsage : kExitHarnessError;
   }
   std::vector<CaseResult>& results = result.results;
-  mark_hardening(results);
   const size_t known = apply_suppressions(suppressions, results);
   result.info.suppressions = suppression_uses(suppressions, results);
   for (const auto& [format, path] : o.reports) {
@@ -121,9 +119,10 @@ int run(int argc, char** argv) {
 
   std::map<std::string, std::pair<size_t, size_t>> by_scenario;  // as expected, total
   std::map<std::string, size_t> unavailable;  // reason -> cases skipped for it
-  size_t unexpected = 0, must_level = 0;
+  size_t unexpected = 0, must_level = 0, hardening = 0, hardening_findings = 0;
   for (const CaseResult& r : results) {
     if (r.unavailable) ++unavailable[r.detail];
+    hardening_findings += r.hardening ? 1 : 0;
     auto& s = by_scenario[r.scenario];
     ++s.second;
     if (r.as_expected() || r.known) {
@@ -135,7 +134,12 @@ int run(int argc, char** argv) {
       continue;
     }
     ++unexpected;
-    if (severity_of_case(r) == Severity::must) ++must_level;
+    // A hardening finding is no conformance finding: counted apart, whatever its severity.
+    if (r.hardening) {
+      ++hardening;
+    } else if (severity_of_case(r) == Severity::must) {
+      ++must_level;
+    }
     if (o.verbose || unexpected <= 20) {
       std::fprintf(stderr, "UNEXPECTED %s: %s (expected %s) %s%s%s%s\n", r.id.c_str(),
                    to_string(r.verdict), to_string(r.expected), r.finding_class.c_str(),
@@ -154,12 +158,18 @@ int run(int argc, char** argv) {
   if (!o.quiet) {
     std::printf(
         "dlconform matrix: %zu cases in %.2f s (%d workers): %zu as expected, %zu known, "
-        "%zu unexpected (%zu MUST-level, %zu non-strict)%s\n",
+        "%zu unexpected (%zu MUST-level, %zu non-strict, %zu hardening)%s\n",
         results.size(), elapsed(), o.run.jobs, results.size() - unexpected - known, known,
-        unexpected, must_level, unexpected - must_level, o.warn_only ? " [--warn-only]" : "");
+        unexpected, must_level, unexpected - must_level - hardening, hardening,
+        o.warn_only ? " [--warn-only]" : "");
     for (const auto& [scenario, counts] : by_scenario) {
       std::printf("  %-12s %5zu / %5zu as expected\n", scenario.c_str(), counts.first,
                   counts.second);
+    }
+    if (hardening_findings > 0) {
+      std::printf("  hardening: %zu findings on tensors no conformant producer makes, %zu of "
+                  "them unexpected (exit bit 16)\n",
+                  hardening_findings, hardening);
     }
     // Skipped for want of a device, apart from the rest: "as expected" must not hide them.
     for (const auto& [reason, count] : unavailable) {

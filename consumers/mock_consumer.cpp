@@ -55,6 +55,7 @@
 #define DLC_BUG_frees_unowned 21
 #define DLC_BUG_takes_used_capsule 22
 #define DLC_BUG_deletes_untaken 23
+#define DLC_BUG_abort_overflow 24
 #ifndef DLC_BUG
 #define DLC_BUG none
 #endif
@@ -300,6 +301,9 @@ int consume(void*, DLCHandoff* handoff, const DLCRequest*, DLCObservation* obs, 
                        (DLC_KIND == DLC_KIND_strict && severity == dlc::Severity::should);
     // The planted bug accepts a dtype code no header defines (DT-2), the one rule it breaks.
     const bool planted_blind_spot = kBug == DLC_BUG_accept_invalid && v.rule == dlc::Rule::DT_2;
+    // The planted hardening bug: its size check aborts on an overflowing shape (LAY-10), a fault
+    // on a tensor no conformant producer makes.
+    if (kBug == DLC_BUG_abort_overflow && fatal && v.rule == dlc::Rule::LAY_10) std::abort();
     if (fatal && !planted_blind_spot) {
       return refuse(t, err, err_len, std::string(v.message) + " (" + dlc::id_of(v.rule) + ")");
     }

@@ -652,6 +652,15 @@ PyObject* tensor_names(PyObject*, PyObject*) {
   return list;
 }
 
+// The highest dtype code a header "vX.Y" defines: a party is never asked for a dtype its header
+// has no code for (harness/plan/plan.cpp, header_cannot_say).
+PyObject* max_known_code(PyObject*, PyObject* args) {
+  unsigned major = 0;
+  unsigned minor = 0;
+  if (!PyArg_ParseTuple(args, "II", &major, &minor)) return nullptr;
+  return PyLong_FromLong(dlc::max_known_code(DLCVersion{major, minor}));
+}
+
 PyObject* tensor_layout(PyObject*, PyObject* args) {
   const char* name = nullptr;
   if (!PyArg_ParseTuple(args, "s", &name)) return nullptr;
@@ -746,6 +755,8 @@ PyMethodDef module_methods[] = {
     {"guard_faults", guard_faults, METH_VARARGS,
      "Write 'class\\trule\\twords' of a fault in guarded memory to PATH before dying."},
     {"tensor_names", tensor_names, METH_NOARGS, "The catalogue, one dict per tensor."},
+    {"max_known_code", max_known_code, METH_VARARGS,
+     "The highest dtype code the header (major, minor) defines."},
     {"tensor_layout", tensor_layout, METH_VARARGS, "shape, strides, byte_offset of a tensor."},
     {"digest", digest, METH_VARARGS, "FNV-1a 64 of a bytes-like object (dlc_digest)."},
     {"rule_info", rule_info, METH_VARARGS, "(severity, summary) of a rule id, from rules.def."},

@@ -8,8 +8,8 @@
 //      a value out of range, a filter that matches nothing)
 //   4  bit 2: an unexpected finding of a SHOULD rule (non-strict)
 //   8  bit 3: an unexpected finding of a MUST rule, a crash or a hang (incompatible)
-//  16  bit 4: an unexpected hardening finding: a consumer's crash or memory-safety defect on a
-//      tensor no conformant producer makes (it broke no sentence; the producer did)
+//  16  bit 4: an unexpected hardening finding: a consumer's crash, out-of-bounds access or hang on
+//      a tensor no conformant producer makes (it broke no sentence; the producer did)
 // Bits 2, 3 and 4 combine. INFO findings are observations and set no bit.
 #pragma once
 

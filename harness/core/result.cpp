@@ -40,7 +40,8 @@ bool CaseResult::as_expected() const {
       return (verdict == Verdict::fail || verdict == Verdict::crash ||
               verdict == Verdict::timeout) &&
              (expected_class.empty() || expected_class == finding_class) &&
-             (expected_rule.empty() || expected_rule == rule_id);
+             (expected_rule.empty() || expected_rule == rule_id) &&
+             (expected_class.empty() || expected_hardening == hardening);
   }
   return false;
 }

@@ -46,6 +46,8 @@ struct CaseResult {
   std::string finding_class;   // "" when none; see finding classes in runner docs
   std::string expected_class;  // for planted bugs: the class that must be reported
   std::string expected_rule;   // and the rule
+  // and whether it is a hardening finding (a planted bug: caught as one exactly when it says so)
+  bool expected_hardening = false;
   std::string rule_id;         // DLPack rule, e.g. "LIFE-3"; "" when none
   // The party the finding is about: "producer" or "consumer" (whose code did it); "" when there is
   // no finding or no party to blame. A suppression entry names it.

@@ -69,8 +69,9 @@ inline const char* name_of(FindingClass cls) noexcept { return info(cls).name; }
 
 // A memory-safety defect: a read or write outside what was handed over, a second free, a use
 // after free, a write to read-only memory, a host read of device memory, a call through a NULL or
-// misread pointer, a crash. MUST wherever it is found (findings.def); on a tensor no conformant
-// producer makes, the consumer's is a hardening finding (harness/run/hardening.h).
+// misread pointer, a crash. MUST wherever it is found (findings.def); a consumer's that a
+// tensor's content caused, on a tensor no conformant producer makes, is a hardening finding
+// (harness/run/hardening.h).
 bool is_memory_safety(FindingClass cls) noexcept;
 
 // How severe a finding of `cls` against `rule` is: the rule's sub-clause for that class

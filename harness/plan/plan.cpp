@@ -281,6 +281,7 @@ std::vector<CaseDef> plan_matrix(const std::vector<Participant>& participants) {
                       bug_is_producer ? partner : static_cast<int>(i), tensor, bug.planted->raw,
                       "planted", Expectation::broken, bug.planted->cls);
     c.result.expected_rule = bug.planted->rule;
+    c.result.expected_hardening = bug.planted->hardening;
     c.used_capsule = bug.planted->used_capsule;
   }
 

@@ -10,6 +10,7 @@ struct PlantedBug {
   const char* name;     // the plugin's name, "planted-no-delete"
   bool producer;        // a planted producer (else a consumer)
   bool in_matrix;       // planned by the matrix (the rest are fuzzing-only zoo members)
+  bool hardening;       // caught as a hardening finding: a fault on a tensor no producer may make
   const char* cls;      // the finding class it must be caught with
   const char* rule;     // and the rule
   const char* tensor;   // the catalogue tensor of the exposing exchange

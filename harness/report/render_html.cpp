@@ -475,6 +475,22 @@ std::string render_html(const RunInfo& info, const std::vector<CaseResult>& case
            (r.examples.empty() ? "" : " (" + xml_escape(r.examples) + ")") + "</td></tr>";
     }
     o += "</tbody></table></details>\n";
+    const std::vector<report::HardeningRow> hardening = report::hardening_rows(cases);
+    if (!hardening.empty()) {
+      // Apart from conformance: a consumer's fault on a tensor no conformant producer makes.
+      o += "<details class=\"plugins\" open><summary>hardening findings: faults on tensors no "
+           "conformant producer makes (not conformance; exit bit 16)</summary><table "
+           "class=\"list\"><thead><tr><th>consumer</th><th>the producer broke</th>"
+           "<th>finding class</th><th>cases</th><th>unexpected</th><th>first case</th></tr>"
+           "</thead><tbody>";
+      for (const report::HardeningRow& r : hardening) {
+        o += "<tr><td>" + xml_escape(r.consumer) + "</td><td>" + xml_escape(r.rule) +
+             "</td><td>" + xml_escape(r.cls) + "</td><td>" + std::to_string(r.cases) +
+             "</td><td>" + std::to_string(r.unexpected) + "</td><td>" +
+             xml_escape(r.first_case) + "</td></tr>";
+      }
+      o += "</tbody></table></details>\n";
+    }
     const std::vector<report::RuleCount> rules = report::rules_cited(cases);
     if (!rules.empty()) {
       o += "<details class=\"plugins\" open><summary>rules cited</summary><table "

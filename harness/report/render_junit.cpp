@@ -18,6 +18,8 @@ std::string failure_message(const CaseResult& c) {
   m += ")";
   if (!c.finding_class.empty()) m += ": " + c.finding_class;
   if (!c.rule_id.empty()) m += " (" + c.rule_id + ")";
+  // Not a conformance failure: the consumer's fault on a tensor its producer made invalid.
+  if (c.hardening) m = "hardening, the producer broke " + c.rule_id + ": " + m;
   return m;
 }
 
@@ -51,7 +53,9 @@ void testcase(const CaseResult& c, bool details, std::string* o) {
       return;
     case Outcome::unexpected:
       *o += "><failure message=\"" + xml_escape(failure_message(c)) + "\" type=\"" +
-            xml_escape(c.finding_class.empty() ? to_string(c.verdict) : c.finding_class) + "\">" +
+            xml_escape((c.hardening ? "hardening " : "") +
+                       (c.finding_class.empty() ? to_string(c.verdict) : c.finding_class)) +
+            "\">" +
             xml_escape(c.detail) + "</failure></testcase>\n";
       return;
   }

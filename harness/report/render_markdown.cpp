@@ -112,6 +112,22 @@ void unexpected_list(const std::vector<CaseResult>& cases, std::string* o) {
   }
 }
 
+void hardening(const std::vector<CaseResult>& cases, std::string* o) {
+  const std::vector<report::HardeningRow> rows = report::hardening_rows(cases);
+  if (rows.empty()) return;
+  *o += "\n## Hardening findings\n\nA consumer that crashes, touches memory it was not handed "
+        "or hangs on a tensor no conformant producer makes broke no sentence: the producer did. "
+        "These are not conformance findings; an unexpected one sets exit bit 16 "
+        "([docs/rules.md](../docs/rules.md#invalid-input-is-hardening)).\n\n"
+        "| consumer | the producer broke | finding class | cases | unexpected | first case |\n"
+        "|---|---|---|--:|--:|---|\n";
+  for (const report::HardeningRow& r : rows) {
+    *o += "| " + markdown_escape(r.consumer) + " | " + r.rule + " | " + markdown_escape(r.cls) +
+          " | " + std::to_string(r.cases) + " | " + std::to_string(r.unexpected) + " | " +
+          markdown_escape(r.first_case) + " |\n";
+  }
+}
+
 void parties(const RunInfo& info, const std::vector<CaseResult>& cases, std::string* o) {
   if (info.parties.empty()) return;
   *o += "\n## Parties and their profiles\n\nWhat each party supports: a producer is asked only "
@@ -170,6 +186,7 @@ std::string render_markdown(const RunInfo& info, const std::vector<CaseResult>& 
     notes(info, &o);
     for (const report::Grid& g : report::build_grids(cases)) grid(g, &o);
     unexpected_list(cases, &o);
+    hardening(cases, &o);
     rules_cited(cases, &o);
     parties(info, cases, &o);
     suppressions(info, &o);

@@ -379,7 +379,8 @@ std::vector<RuleCount> rules_cited(const std::vector<CaseResult>& cases) {
   for (const RuleInfo& info : all_rules()) {
     RuleCount r{info.id, to_string(info.severity), info.summary};
     for (const CaseResult& c : cases) {
-      if (c.rule_id != info.id || c.finding_class.empty()) continue;
+      // A hardening finding cites the producer's rule; it has its own table (hardening_rows).
+      if (c.rule_id != info.id || c.finding_class.empty() || c.hardening) continue;
       const Outcome o = outcome_of(c);
       if (o == Outcome::unexpected) {
         ++r.unexpected;
@@ -390,6 +391,29 @@ std::vector<RuleCount> rules_cited(const std::vector<CaseResult>& cases) {
       }
     }
     if (r.unexpected + r.expected + r.observations > 0) out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::vector<HardeningRow> hardening_rows(const std::vector<CaseResult>& cases) {
+  std::vector<HardeningRow> out;
+  for (const CaseResult& c : cases) {
+    if (!c.hardening) continue;
+    // A framework row's header is its label already ("torch@2.13.0"); a plugin's grid header
+    // adds its name after the version ("v1.3 torch-fromDLPack").
+    const std::string& h = c.consumer.header;
+    const std::string consumer = h.find('@') != std::string::npos
+                                     ? h
+                                     : c.consumer.name + "@" + h.substr(0, h.find(' '));
+    auto row = std::find_if(out.begin(), out.end(), [&](const HardeningRow& r) {
+      return r.consumer == consumer && r.rule == c.rule_id && r.cls == c.finding_class;
+    });
+    if (row == out.end()) {
+      out.push_back(HardeningRow{consumer, c.rule_id, c.finding_class, 0, 0, c.id});
+      row = out.end() - 1;
+    }
+    ++row->cases;
+    row->unexpected += outcome_of(c) == Outcome::unexpected ? 1 : 0;
   }
   return out;
 }

@@ -125,4 +125,17 @@ struct RuleCount {
 };
 std::vector<RuleCount> rules_cited(const std::vector<CaseResult>& cases);
 
+// The hardening findings of the run (harness/run/hardening.h: a consumer's fault on a tensor no
+// conformant producer makes), one row per consumer, rule the producer broke and class, in the
+// order first met.
+struct HardeningRow {
+  std::string consumer;  // "torch@2.13.0"
+  std::string rule;      // the rule the producer broke
+  std::string cls;       // "crash", "out-of-bounds"
+  size_t cases = 0;
+  size_t unexpected = 0;  // neither planted nor known
+  std::string first_case;
+};
+std::vector<HardeningRow> hardening_rows(const std::vector<CaseResult>& cases);
+
 }  // namespace dlc::report

@@ -21,6 +21,7 @@
 
 #include "blame.h"
 #include "dlc_config.h"
+#include "hardening.h"
 #include "profile.h"
 #include "shell_quote.h"
 
@@ -203,6 +204,7 @@ bool parse_framework_record(const std::string& line, CaseResult* out) {
   r.severity = f[10];
   r.detail = f[11];
   r.role = to_string(infer_role(r));
+  mark_hardening(r);
   *out = std::move(r);
   return true;
 }

@@ -24,6 +24,7 @@
 #include "child.h"
 #include "exchange.h"
 #include "fault.h"
+#include "hardening.h"
 #include "judge.h"
 #include "phase.h"
 
@@ -553,6 +554,7 @@ bool run_cases(const std::vector<Participant>& participants, std::vector<CaseDef
     if (collected[i]) return;
     collected[i] = true;
     to_result(record, &cases[i].result);
+    mark_hardening(cases[i].result);
     counts.tally(cases[i].result, options.known);
   };
   if (!options.isolate) {

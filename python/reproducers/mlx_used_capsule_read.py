@@ -1,4 +1,4 @@
-# finding: mlx LIFE-6 use-after-delete: mlx.core.from_dlpack handed a capsule it consumed already (renamed used_dltensor, its deleter run) reads the freed struct before refusing it
+# finding: mlx LIFE-8 use-after-delete: mlx.core.from_dlpack handed, by a __dlpack__ that breaks LIFE-8, a capsule it consumed already (renamed used_dltensor, its deleter run) reads the freed struct before refusing it
 # env: frameworks
 # expect: SIGSEGV
 import mlx.core as mx
