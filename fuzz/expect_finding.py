@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Runs a fuzz target's replay and passes only if it stops on the expected finding.
 
-  expect_finding.py "WORDS" TARGET ARGS...
+  expect_finding.py [--without "NOT"] "WORDS" TARGET ARGS...
   expect_finding.py --passes "WORDS" TARGET ARGS...
+
+With --without the replay must also not print NOT (a valid input's crash is no hardening finding).
 
 With --passes the replay must instead exit 0 and print WORDS (a regular expression): a known bug
 it went past, and what it did with the inputs that have it.
@@ -42,8 +44,12 @@ def passes(words, command):
 def main():
     if len(sys.argv) >= 2 and sys.argv[1] == "--passes" and len(sys.argv) >= 4:
         return passes(sys.argv[2], sys.argv[3:])
+    without = None
+    if len(sys.argv) >= 3 and sys.argv[1] == "--without":
+        without = sys.argv[2]
+        del sys.argv[1:3]
     if len(sys.argv) < 3:
-        sys.exit("usage: expect_finding.py [--passes] WORDS TARGET [ARGS...]")
+        sys.exit("usage: expect_finding.py [--passes | --without NOT] WORDS TARGET [ARGS...]")
     words, command = sys.argv[1], sys.argv[2:]
     tries = max(1, int(os.environ.get("DLCONFORM_REPLAY_TRIES", "1")))
     for attempt in range(1, tries + 1):
@@ -64,8 +70,12 @@ def main():
         print(f"expected the finding '{words}' but found exit {run.returncode} and: "
               + (findings[0] if findings else "no dlconform finding"))
         return 1
+    if without is not None and without in run.stdout:
+        print(run.stdout[-4000:])
+        print(f"expected the finding '{words}' without '{without}' but found it said")
+        return 1
     print("\n".join(findings[:4]))
-    print(f"caught as expected: {words}")
+    print(f"caught as expected: {words}" + (f", and not {without}" if without else ""))
     return 0
 
 

@@ -84,6 +84,19 @@ std::string g_extra_keywords;
 
 const TensorInput* current_input() { return g_input; }
 void set_input_rule(dlc::Rule rule) { g_input_rule = rule; }
+
+namespace {
+constexpr int kMaxBroken = 8;
+dlc::Rule g_input_broken[kMaxBroken];
+int g_input_broken_count = 0;
+}  // namespace
+
+void set_input_broken(const dlc::Rule* rules, int count) {
+  g_input_broken_count = 0;
+  for (int i = 0; i < count && g_input_broken_count < kMaxBroken; ++i) {
+    g_input_broken[g_input_broken_count++] = rules[i];
+  }
+}
 void note_once(const dlc::Finding& f, const char* context) {
   static bool said[256] = {};
   const size_t index = static_cast<size_t>(f.cls) % std::size(said);
@@ -135,6 +148,20 @@ void print_finding(const dlc::Finding& f, const char* signal) {
   if (signal != nullptr) t.add(signal).add(": ");
   t.add(f.words).add("\n");
   write_stderr(line);
+  // On an input no conformant producer makes, a content fault is the producer's doing: a
+  // hardening finding, under the rule it broke (the finding's own where it is one of them).
+  if (g_input_broken_count > 0 && dlc::is_content_fault(f.cls)) {
+    dlc::Rule broken = g_input_broken[0];
+    for (int i = 0; i < g_input_broken_count; ++i) {
+      if (g_input_broken[i] == f.rule) broken = f.rule;
+    }
+    char words[256];
+    dlc::SafeText h(words, sizeof words);
+    h.add("dlconform fuzz: hardening: ").add(dlc::name_of(f.cls))
+        .add(" on a tensor no conformant producer makes (the producer broke ")
+        .add(dlc::id_of(broken)).add("), not a conformance finding\n");
+    write_stderr(words);
+  }
 }
 
 namespace {
@@ -444,6 +471,7 @@ void set_current_input(const TensorInput* in, bool versioned) {
   g_input = in;
   g_input_versioned = versioned;
   g_input_rule = in != nullptr ? rule_exercised(*in) : dlc::Rule::none;
+  set_input_broken(nullptr, 0);  // until the validator has judged it (known_bug_of)
 }
 
 void die(const dlc::Finding& finding) {

@@ -285,14 +285,17 @@ dlc::Rule known_bug_of(const dlc::LoadedPlugin& consumer, const Built& built, bo
   // consumers too (torch's abort on an overflowing storage size is LAY-10's), not under the edge
   // case rule_exercised() guessed. A CPU device_id other than 0 (DEV-2, the producer's rule) is
   // no cause: torch's abort on negative strides stays LAY-8's with one.
+  dlc::Rule broken[kMaxEdges];
+  int broken_count = 0;
   for (int i = 0; i < verdict.count; ++i) {
     const dlc::Rule rule = verdict.violations[i].rule;
     if (verdict.violations[i].weight() == dlc::Severity::must &&
         !dlc::info(rule).producers_only) {
-      set_input_rule(rule);
-      break;
+      if (broken_count == 0) set_input_rule(rule);
+      if (broken_count < kMaxEdges) broken[broken_count++] = rule;
     }
   }
+  set_input_broken(broken, broken_count);
   if (g_known.entries.empty()) return dlc::Rule::none;
   // A legacy struct to a consumer of DLPack 1.0+ that is known to refuse one (VER-4, Arrow).
   if (kind == dlc::abi::StructKind::legacy && consumer.table->dlpack_version.major >= 1 &&

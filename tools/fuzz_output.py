@@ -11,7 +11,7 @@ import sys
 # What follows "dlconform fuzz: " on a line that is not a finding: the party under test, a known
 # bug the fuzzer goes on past, the input and the command that replays it, a failure to start.
 ANNOUNCED = (r"cannot start|consumer |producer |known |inputs with a known bug |input: |input rules: "
-             r"|reproduce: |mutate: ")
+             r"|reproduce: |mutate: |hardening: ")
 ANNOUNCEMENT = re.compile(r"dlconform fuzz: (?:" + ANNOUNCED + ")")
 CRASH_MARKERS = re.compile(r"ERROR: (AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer"
                            r"|libFuzzer)|runtime error:|SUMMARY: |deadly signal")

@@ -117,6 +117,22 @@ bool is_memory_safety(FindingClass cls) noexcept {
   }
 }
 
+bool is_content_fault(FindingClass cls) noexcept {
+  switch (cls) {
+    case FindingClass::out_of_bounds:
+    case FindingClass::wild_pointer:
+    case FindingClass::misaligned_access:
+    case FindingClass::memory_corruption:
+    case FindingClass::sanitizer_report:
+    case FindingClass::device_pointer_dereferenced:
+    case FindingClass::crash:
+    case FindingClass::timeout:
+      return true;
+    default:
+      return false;
+  }
+}
+
 Severity severity_of(FindingClass cls, Rule r) noexcept {
   const ClassInfo& c = info(cls);
   if (r == Rule::none) r = c.rule;

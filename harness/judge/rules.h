@@ -74,6 +74,12 @@ inline const char* name_of(FindingClass cls) noexcept { return info(cls).name; }
 // (harness/run/hardening.h).
 bool is_memory_safety(FindingClass cls) noexcept;
 
+// Whether a fault of `cls` can come of a tensor's content (a read through a wrong shape, a crash,
+// a hang), unlike an ownership defect (a second deleter call, a capsule not renamed), which is the
+// consumer's whatever the tensor holds. On a tensor no conformant producer makes, a consumer's
+// content fault is a hardening finding (docs/rules.md, "Invalid input is hardening").
+bool is_content_fault(FindingClass cls) noexcept;
+
 // How severe a finding of `cls` against `rule` is: the rule's sub-clause for that class
 // (clauses.def), else the class's fixed severity, else the rule's (a finding with neither is
 // MUST: nothing says it is acceptable).

@@ -43,7 +43,7 @@ Rule invalid_tensor_rule(std::string_view name, std::string_view producer_header
   for (const DLCVersion* v = begin; v != end; ++v) {
     ValidateResult r;
     validate_request(t, *v, DLC_MAX_NDIM, &r);
-    const Violation* first = r.first_must();
+    const Violation* first = r.first_consumer_must();
     if (first == nullptr) return Rule::none;  // a conformant producer of this header makes it
     if (broken == Rule::none) {
       broken = first->rule;
@@ -51,22 +51,6 @@ Rule invalid_tensor_rule(std::string_view name, std::string_view producer_header
     }
   }
   return broken;
-}
-
-bool faults_on_content(FindingClass cls) noexcept {
-  switch (cls) {
-    case FindingClass::out_of_bounds:
-    case FindingClass::wild_pointer:
-    case FindingClass::misaligned_access:
-    case FindingClass::memory_corruption:
-    case FindingClass::sanitizer_report:
-    case FindingClass::device_pointer_dereferenced:
-    case FindingClass::crash:
-    case FindingClass::timeout:
-      return true;
-    default:
-      return false;
-  }
 }
 
 bool mark_hardening(CaseResult& c) {
@@ -83,7 +67,7 @@ bool mark_hardening(CaseResult& c) {
     broken = Rule::LIFE_8;
     words = "its __dlpack__ returned a capsule consumed already (renamed used_dltensor)";
   } else {
-    if (!faults_on_content(cls)) return false;
+    if (!is_content_fault(cls)) return false;
     broken = invalid_tensor_rule(c.tensor, c.producer.header, &words);
   }
   if (broken == Rule::none) return false;

@@ -21,12 +21,7 @@ namespace dlc {
 Rule invalid_tensor_rule(std::string_view name, std::string_view producer_header,
                          std::string* words);
 
-// Whether a fault of `cls` can come of a tensor's content (a read through a wrong shape, a crash,
-// a hang), unlike an ownership defect (a second deleter call, a capsule not renamed), which is the
-// consumer's whatever the tensor holds.
-bool faults_on_content(FindingClass cls) noexcept;
-
-// Marks a consumer's content fault on such a tensor, or its memory-safety defect on a capsule a
+// Marks a consumer's content fault (rules.h is_content_fault) on such a tensor, or its memory-safety defect on a capsule a
 // framework row's __dlpack__ returned consumed already (LIFE-8), as a hardening finding: role
 // "hardening", the case's rule the producer's, its words led by what the producer broke. The one judgement of
 // validity for the matrix, the framework rows and the libraries alike (the runner and the
