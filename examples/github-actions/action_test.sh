@@ -70,7 +70,7 @@ grep -q '"finding_class": "wrong-data", "expected_class": "", "expected_rule": "
 # Dr.Jit (its tensor types' constructors import; no from_dlpack, no asarray).
 python -m pip install -q --disable-pip-version-check drjit==1.5.0
 cat >"$work/drjit-known.txt" <<'KNOWN'
-LIFE-3  deleter-called-twice  consumer  drjit@1.5*  cases=*/used-capsule/*  handed a capsule it consumed already (its deleter run), drjit.llvm.TensorXf(x) reads the freed struct's deleter field before refusing it (nanobind's ndarray caster, as MLX) [case: framework/module/versioned-producer@v1.3/drjit@1.5.0/used-capsule/legacy]
+LIFE-8  deleter-called-twice  hardening  drjit@1.5*  cases=*/used-capsule/*  handed by a __dlpack__ that breaks LIFE-8 a capsule it consumed already (its deleter run), drjit.llvm.TensorXf(x) reads the freed struct's deleter field before refusing it (nanobind's ndarray caster, as MLX): a hardening finding [case: framework/module/versioned-producer@v1.3/drjit@1.5.0/used-capsule/legacy]
 DEV-3   device-pointer-dereferenced  consumer  drjit@1.5*  cases=*/device_cuda  drjit.llvm.TensorXf(x), a CPU (LLVM) array, takes a CUDA tensor and reads its data on the host: the guard arena sees the read of the device pointer [case: framework/module/versioned-producer@v1.3/drjit@1.5.0/device_cuda]
 STRM-1  stream-accepted-on-cpu  producer  drjit@1.5*  a CPU (LLVM) tensor's __dlpack__ exports for stream=1 and -1, where on CPU only None is accepted [case: negotiation/module/drjit@1.5.0/stream=1]
 DEV-3   wrong-refusal-exception  consumer  drjit@1.5*  cases=*/device_opencl  drjit.llvm.TensorXf(x) refuses an OpenCL tensor with TypeError ("Unsupported source device!"), not BufferError [case: framework/module/versioned-producer@v1.3/drjit@1.5.0/device_opencl]

@@ -1,4 +1,4 @@
-# finding: paddle DT-1 accepted-invalid: paddle.from_dlpack imports a dtype with 0 lanes instead of refusing it (and then reads storage the tensor does not have)
+# finding: paddle DT-1 out-of-bounds: paddle.from_dlpack imports a dtype with 0 lanes, which no conformant producer makes, and reads storage the tensor does not have (a hardening finding)
 # env: frameworks
 # expect: exit 0
 import paddle

@@ -1,4 +1,4 @@
-# finding: warp DT-1 accepted-invalid: warp.from_dlpack imports a dtype with 0 lanes instead of refusing it
+# finding: warp DT-1 out-of-bounds: warp.from_dlpack imports a dtype with 0 lanes, which no conformant producer makes, and reads storage the tensor does not have (a hardening finding)
 # env: frameworks
 # expect: exit 0
 import warp
