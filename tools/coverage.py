@@ -7,10 +7,24 @@ cases that judge it. tools/coverage_test.py holds each row to those reports.
   coverage.py            write docs/coverage.md
   coverage.py --check    exit 1 when docs/coverage.md differs from what it would write
 
-A planted case is one whose id or party names a planted party (`planted`); it fails when its
-verdict is fail, crash or timeout and the run expected it (expected `broken`, or known through a
-suppression). A real case is one that is not planted and has a party outside the project's own
-mock parties (OWN_PARTIES)."""
+The committed reports are reports/matrix.json and reports/gpu.json, and the main job's planted
+runs of the same build (PLANTED_REPORTS): reports/planted-consumers.json,
+reports/planted-producers.json and reports/planted-xapi.json. A planted case is
+  - one whose id, producer name or consumer name holds `planted` (the planted C parties of
+    harness/plan/planted_bugs.tsv and the CUDA ones), or
+  - a case of a planted-*.json report whose party segment (the third segment of its id,
+    SCENARIO/ENV/PARTY/...) is the `header` of its producer or its consumer and one of the
+    parties of that report's file (planted_parties): NAME@1 for each `planted = "NAME"` of
+    python/planted_consumers.py or python/planted_producers.py, xapi-TABLE@1 for each table of
+    python/planted_xapi_expected.py. Such a party's `name` is the framework key ("numpy") and is
+    not looked at; the controls (correct-consumer, correct-producer, viewing-consumer,
+    xapi-correct, ...) are planted parties too, and pass.
+It fails when its verdict is fail, crash or timeout and the run expected it (expected `broken`,
+or known through a suppression: suppressions/planted.txt for the planted-*.json reports); an INFO
+note is a pass and never makes it fail. A real case is one of matrix.json or gpu.json that is not
+planted and has a party outside the project's own mock parties (OWN_PARTIES); no case of a
+planted-*.json report is real."""
+import ast
 import fnmatch
 import json
 import os
@@ -24,6 +38,14 @@ DOC = os.path.join("docs", "coverage.md")
 COLUMNS = ["id", "source", "section", "strength", "binds", "testable", "text", "rules", "state",
            "planted", "real", "reason"]
 STATES = ["judged", "prepared (GPU)", "not judged", "not testable here"]
+# The main job's planted runs (tools/dev main, the same build as matrix.json): report -> the
+# file whose parties it runs.
+PLANTED_REPORTS = {
+    "planted-consumers": os.path.join("python", "planted_consumers.py"),
+    "planted-producers": os.path.join("python", "planted_producers.py"),
+    "planted-xapi": os.path.join("python", "planted_xapi_expected.py"),
+}
+MAIN_REPORTS = ("matrix",) + tuple(PLANTED_REPORTS)
 FAILED = {"fail", "crash", "timeout"}
 # The project's own parties: mock producers and consumers, the layout variants (variant-*), the
 # harness and the Python bridge's callers. A case between two of them judges no real library.
@@ -77,8 +99,31 @@ def state_kind(state):
     return m.group(1) if m else None
 
 
+def planted_parties(report, root=ROOT):
+    """The labels of the parties a planted-*.json report runs, read from their file: NAME@1 for
+    each `planted = "NAME"` class attribute, xapi-TABLE@1 for each table of EXPECTED."""
+    text = open(os.path.join(root, PLANTED_REPORTS[report]), encoding="utf-8").read()
+    if report == "planted-xapi":
+        for node in ast.parse(text).body:
+            if (isinstance(node, ast.Assign) and len(node.targets) == 1
+                    and getattr(node.targets[0], "id", None) == "EXPECTED"):
+                return {f"xapi-{table}@1" for table in ast.literal_eval(node.value)}
+        return set()
+    return {f"{name}@1" for name in re.findall(r'^    planted = "([^"]+)"$', text, re.M)}
+
+
+def planted_party(case, parties):
+    """The planted party of a planted-*.json report's case (see the module's docstring), or ''."""
+    parts = case["id"].split("/")
+    party = parts[2] if len(parts) > 2 else ""
+    if party in parties and party in (case["producer_header"], case["consumer_header"]):
+        return party
+    return ""
+
+
 def is_planted(case):
-    return "planted" in case["id"] or "planted" in case["producer"] or "planted" in case["consumer"]
+    return (bool(case.get("planted_party")) or "planted" in case["id"]
+            or "planted" in case["producer"] or "planted" in case["consumer"])
 
 
 def is_failing_planted(case):
@@ -92,20 +137,27 @@ def is_own(name):
 
 
 def is_real(case):
-    return not is_planted(case) and not (is_own(case["producer"]) and is_own(case["consumer"]))
+    return (case["report"] in ("matrix", "gpu") and not is_planted(case)
+            and not (is_own(case["producer"]) and is_own(case["consumer"])))
 
 
 def load_cases(root=ROOT):
-    """Every case of reports/matrix.json and reports/gpu.json, reduced to what the checks read;
-    `report` says which file it came from."""
+    """Every case of reports/matrix.json, reports/gpu.json and the planted-*.json reports,
+    reduced to what the checks read; `report` says which file it came from (matrix, gpu,
+    planted-consumers, planted-producers, planted-xapi), `planted_party` names the planted
+    party of a planted-*.json report's case."""
     out = []
 
-    def add(case, report):
-        out.append({"id": case["id"], "verdict": case.get("verdict", ""),
-                    "expected": case.get("expected", ""), "known": case.get("known", False),
-                    "rule": case.get("rule_id", ""), "class": case.get("finding_class", ""),
-                    "producer": (case.get("producer") or {}).get("name", ""),
-                    "consumer": (case.get("consumer") or {}).get("name", ""), "report": report})
+    def add(case, report, parties=frozenset()):
+        producer, consumer = case.get("producer") or {}, case.get("consumer") or {}
+        row = {"id": case["id"], "verdict": case.get("verdict", ""),
+               "expected": case.get("expected", ""), "known": case.get("known", False),
+               "rule": case.get("rule_id", ""), "class": case.get("finding_class", ""),
+               "producer": producer.get("name", ""), "consumer": consumer.get("name", ""),
+               "producer_header": producer.get("header", ""),
+               "consumer_header": consumer.get("header", ""), "report": report}
+        row["planted_party"] = planted_party(row, parties)
+        out.append(row)
 
     with open(os.path.join(root, "reports", "matrix.json"), encoding="utf-8") as f:
         for case in json.load(f)["cases"]:
@@ -114,6 +166,11 @@ def load_cases(root=ROOT):
         gpu = json.load(f)
     for case in gpu.get("cuda_cases", []) + gpu.get("framework_cases", []):
         add(case, "gpu")
+    for report in PLANTED_REPORTS:
+        parties = planted_parties(report, root)
+        with open(os.path.join(root, "reports", report + ".json"), encoding="utf-8") as f:
+            for case in json.load(f)["cases"]:
+                add(case, report, parties)
     return out
 
 
@@ -189,36 +246,49 @@ def render(obligations, properties):
         "[coverage/obligations.tsv](../coverage/obligations.tsv) or",
         "[coverage/properties.tsv](../coverage/properties.tsv): its rules ([rules.md](rules.md)),",
         "the globs of the committed reports' case ids that judge it, and its state. The",
-        "`coverage` test (tools/coverage_test.py) fails when a row claims more than",
-        "`reports/matrix.json` and `reports/gpu.json` show.",
+        "`coverage` test (tools/coverage_test.py) fails when a row claims more than the committed",
+        "reports show: `reports/matrix.json`, `reports/gpu.json`, and the main job's planted runs",
+        "of the same build, `reports/planted-consumers.json`, `reports/planted-producers.json`",
+        "and `reports/planted-xapi.json`.",
         "",
         "- **judged**: a planted party's case under the row's `planted` globs fails in the",
         "  committed reports, under one of the row's rules, and its `real` globs match real",
         "  libraries' cases (not skipped) that go through the same check; one of its cases at",
-        "  least is the main matrix's. A planted case is one whose id or party names `planted`;",
-        "  it fails when its verdict is fail, crash or timeout and the run expected it (expected",
-        "  `broken`, or known through a suppression). The planted party must break the row's own",
-        "  sentence or property: a planted bug of the same rule in another situation does not",
-        "  count.",
+        "  least is the main job's (matrix.json or a planted-*.json report). A planted case is one",
+        "  whose id or party names `planted` (the planted C parties), or a case of a",
+        "  planted-*.json report whose party segment (`SCENARIO/ENV/PARTY/...`) is its producer's",
+        "  or consumer's `header` and a party of that report's file (`NAME@1` of",
+        "  `python/planted_consumers.py` or `python/planted_producers.py`, `xapi-TABLE@1` of",
+        "  `python/planted_xapi_expected.py`); it fails when its verdict is fail, crash or timeout",
+        "  and the run expected it (expected `broken`, or known through a suppression:",
+        "  `suppressions/planted.txt` names each planted Python defect). An INFO note is a pass.",
+        "  The planted party must break the row's own sentence or property: a planted bug of the",
+        "  same rule in another situation does not count. No case of a planted-*.json report is",
+        "  a real one.",
         "- **prepared (GPU)**: the planted and real cases are judged only by the committed GPU run",
-        "  (`reports/gpu.json`, `tools/gpu-check`), not by the main matrix.",
+        "  (`reports/gpu.json`, `tools/gpu-check`), not by the main job.",
         "- **not judged (why)**: no planted party in the committed reports breaks it (its",
-        "  planted stand-ins may be unit tests only), or no case, no rule or no failing outcome",
-        "  exists. Real libraries may still fail such a row's cases: the check runs, but no",
-        "  planted party has shown that it fails when it should.",
+        "  planted stand-ins may be unit tests or fuzz targets only), or no case, no rule or no",
+        "  failing outcome exists. Real libraries may still fail such a row's cases: the check",
+        "  runs, but no planted party has shown that it fails when it should.",
         "- **not testable here (why)**: editorial, not observable from outside a party, or needing",
         "  hardware these machines lack (ROCm, several GPUs, Metal, TPU).",
         "",
-        "The planted C parties are `harness/plan/planted_bugs.tsv`; the planted Python parties",
-        "(`python/planted_producers.py`, `python/planted_consumers.py`, the exchange-API tables",
-        "of [xapi.md](xapi.md)) and the fuzz zoo are proven by unit tests and fuzz replays, whose",
-        "runs are not committed reports, so they do not make a row judged here. A planted C",
-        "consumer is judged by the same judge as a framework's `from_dlpack`",
-        "(`python/one_judge_test.py`), and a planted C producer by the same `judge_handoff` as a",
-        "framework's export (`harness/run/exchange.cpp`, `python/dlconform_bridge.cpp`), so",
-        "framework cases count as real cases of those checks; the framework pairs (`pairs/*`)",
-        "are compared by `pair()` of `python/dlconform_frameworks.py`, which no planted party",
-        "enters.",
+        "The planted C parties are `harness/plan/planted_bugs.tsv`. The planted Python parties run",
+        "in the main job with the real libraries' build (`tools/dev main`): the consumers of",
+        "`python/planted_consumers.py` (the `asks/*` cases), the producers of",
+        "`python/planted_producers.py`, and the exchange-API tables of",
+        "`python/planted_xapi.cpp` ([xapi.md](xapi.md), the `xapi/*` cases); a row's reason says",
+        "when the report of its planted party holds no case (the test fails such a reason once",
+        "the report has cases). The fuzz zoo is proven by fuzz replays, whose runs are not",
+        "committed reports. A planted C consumer is judged by the same judge as a",
+        "framework's `from_dlpack` (`python/one_judge_test.py`), and a planted C producer by the",
+        "same `judge_handoff` as a framework's export (`harness/run/exchange.cpp`,",
+        "`python/dlconform_bridge.cpp`), so framework cases count as real cases of those checks;",
+        "the planted Python consumers and tables go through the same `asks` and `xapi` case",
+        "bodies as the real libraries (`python/dlconform_asks.py`,",
+        "`python/dlconform_negotiation.py`); the framework pairs (`pairs/*`) are compared by",
+        "`pair()` of `python/dlconform_frameworks.py`, which no planted party enters.",
         "",
         "## Summary",
         "",

@@ -1,24 +1,37 @@
 #!/usr/bin/env python3
 """The coverage tables (coverage/obligations.tsv, coverage/properties.tsv) against the committed
-reports (reports/matrix.json, reports/gpu.json): a row may claim no more than those show.
+reports (reports/matrix.json, reports/gpu.json, and the main job's planted runs
+reports/planted-consumers.json, planted-producers.json and planted-xapi.json): a row may claim no
+more than those show.
 
   coverage_test.py
 
 It fails when
   (a) a `judged` row has no failing planted case under a planted glob, or none that fails under
-      one of the row's rules (a failing planted case: coverage.is_failing_planted, a case whose id
-      or party names `planted`, verdict fail, crash or timeout, expected `broken` or known);
-  (b) a `judged` row's real globs match no real library's case that ran (not skipped);
+      one of the row's rules (a failing planted case: coverage.is_failing_planted, a planted
+      party's case, verdict fail, crash or timeout, expected `broken` or known; a planted party
+      is a C one whose id or party names `planted`, or a party of python/planted_consumers.py,
+      planted_producers.py or planted_xapi_expected.py named by the party segment and the header
+      of a planted-*.json case: coverage.is_planted; an INFO note is a pass);
+  (b) a `judged` row's real globs match no real library's case that ran (not skipped; no case of
+      a planted-*.json report is real), or all its cases are gpu.json's (the planted-*.json
+      reports count as the main job's, as matrix.json);
   (c) a glob is malformed (whitespace, an open bracket, a first segment that is not a literal
       scenario of the reports), matches no case, or a planted glob matches a case that is not
       planted; a `prepared (GPU)` row's globs match no case of gpu.json, or a case the main
-      matrix judged;
+      job judged (matrix.json or a planted-*.json report);
   (d) docs/coverage.md, or the coverage line of README.md, is not what tools/coverage.py writes;
   (e) a rule id is not one of harness/judge/rules.def;
+  (f) a case of a planted-*.json report names no planted party of its file (a party renamed or
+      added without the file, so that the predicate would miss it), or a row's reason says that
+      such a report "holds no case" while it holds cases (the row is to be judged again);
 and on a malformed row (its id, cell count, strength, state or reason). Before that it proves
 itself: mutated copies of a judged row (a planted glob that matches nothing, one whose planted
 cases all pass, a real glob that matches nothing, an unknown rule, a malformed glob, a rule the
-planted case does not fail under, a stale document) must each be reported."""
+planted case does not fail under, a stale document; on the planted-*.json reports: a planted
+glob whose cases pass with an INFO note only, a control's passing cases, a real glob that matches
+planted Python parties only) must each be reported, and a row judged by a planted Python party's
+failing case must hold. A planted-*.json report that holds no case is noted, not failed."""
 import copy
 import os
 import re
@@ -120,7 +133,7 @@ def check_row(row, kind, index, rules, scenarios):
             cases = matched.get(glob, [])
             if cases and not any(c["report"] == "gpu" for c in cases):
                 bad(f"`{glob}` to match cases of gpu.json", "none")
-            judged_here = [c["id"] for c in cases if c["report"] == "matrix"
+            judged_here = [c["id"] for c in cases if c["report"] in coverage.MAIN_REPORTS
                            and c["verdict"] != "skip"]
             if judged_here:
                 bad(f"`{glob}` judged by the GPU run only", "a matrix case " + judged_here[0])
@@ -185,6 +198,12 @@ def self_test(obligations, properties, index, rules, scenarios, cases):
         ("a malformed glob", mutated(real="*/f32_8x8")),
         ("a glob with an open bracket", mutated(real="edge/[ab")),
         ("a state outside the four", mutated(state="in part")),
+        ("a planted glob of planted-consumers.json whose cases pass with an INFO note only",
+         mutated(planted="asks/module/no-max-version@1/plain", rules="VER-5")),
+        ("a planted glob of planted-xapi.json matching a control's passing cases",
+         mutated(planted="xapi/module/xapi-correct@1/*", rules="XAPI-3")),
+        ("a real glob matching planted Python parties' cases only",
+         mutated(real="asks/module/*@1/plain")),
     ]
     missed = []
     base = check_row(judged, "obligations", index, rules, scenarios)
@@ -193,6 +212,14 @@ def self_test(obligations, properties, index, rules, scenarios, cases):
     for label, row in trials:
         if not check_row(row, "obligations", index, rules, scenarios):
             missed.append(label)
+    # A planted Python party's failing case (planted-consumers.json: stream-zero passes stream=0
+    # to a CPU producer, stream-on-cpu STRM-1) judges a row as a planted C party's does.
+    python_judged = mutated(planted="asks/module/stream-zero@1/plain", rules="STRM-1",
+                            real="asks/*/*/plain")
+    found = check_row(python_judged, "obligations", index, rules, scenarios)
+    if found:
+        missed.append(f"nothing on a row judged by a planted-consumers.json case (found: "
+                      f"{found[0]})")
     stale = coverage.render(obligations, properties).replace(judged["id"], judged["id"] + "x", 1)
     if not check_documents(obligations, properties, stale,
                            coverage.headline(obligations, properties)):
@@ -216,10 +243,28 @@ def main():
     failures += [f"self-check: expected {m}" if m.startswith("nothing on") else
                  f"self-check: expected {m} to be reported but found nothing" for m in missed]
     failures += check_tables(obligations, properties, index, rules, scenarios)
+    notes = []
+    for report in coverage.PLANTED_REPORTS:
+        theirs = [c for c in cases if c["report"] == report]
+        strays = [c["id"] for c in theirs if not c["planted_party"]]
+        if strays:
+            failures.append(f"reports/{report}.json: expected every case to name a party of "
+                            f"{coverage.PLANTED_REPORTS[report]} but found {strays[0]}")
+        if not theirs:
+            notes.append(f"NOTE reports/{report}.json holds no case: no row can be judged by its "
+                         "parties")
+            continue
+        for row in obligations + properties:
+            if f"{report}.json holds no case" in row.get("reason", ""):
+                failures.append(f"{row['id']}: expected its reason to follow reports/{report}"
+                                f".json but found 'holds no case' where it holds {len(theirs)}: "
+                                "judge the row again")
     doc_path = os.path.join(ROOT, coverage.DOC)
     doc = open(doc_path, encoding="utf-8").read() if os.path.exists(doc_path) else ""
     readme = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
     failures += check_documents(obligations, properties, doc, readme)
+    for n in notes:
+        print(n)
     for f in failures:
         print("FAIL " + f)
     c = coverage.figures(obligations, properties)
