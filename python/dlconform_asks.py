@@ -8,7 +8,8 @@
   asks/ENV/B@W/[API/]bad-input/WHAT   B's from_dlpack (or its capsule API) handed what holds no
       capsule: None (no-dlpack), or an object whose __dlpack__ returns an int (not-a-capsule; a
       capsule API gets the int itself). Any exception passes; a crash fails; an array returned is
-      non-dlpack-input-accepted (INFO: no text names the exception).
+      non-dlpack-input-accepted (INFO: no text names the exception), except from_dlpack(None):
+      AttributeError, which the Array API requires since 2023.12 (no-attribute-error, MUST).
   asks/ENV/B@W/memory/ASK    B's from_dlpack (default, copy=True, copy=False) on a DLPack 1.3 mock:
       whether its array shares the memory that crossed, by its data pointer (its own export) or by
       a write into that memory, and whether its own write reaches it (STRM-4: copy=True must
@@ -179,14 +180,28 @@ def bad_input(fw, which, api=None):
 
         def calls():
             return f" [calls: {calls_text(recorder.calls)}]" if recorder is not None else ""
+        # from_dlpack itself (no capsule API) is the Array API's: None lacks __dlpack__ and
+        # __dlpack_device__, for which it requires AttributeError (2023.12 and 2024.12).
+        array_api_none = which == "no-dlpack" and api is None
         try:
             result = importer(handed)
         except Exception as e:
             if adapter_raised(e, (fw,)):
                 raise
+            if array_api_none and not isinstance(e, AttributeError):
+                return outcome(bridge.make_finding(
+                    "no-attribute-error", "VER-4", f"expected {fw.label}'s from_dlpack(None) to "
+                    f"raise AttributeError (the Array API's from_dlpack, 2023.12: \"If the "
+                    f"__dlpack__ and __dlpack_device__ methods are not present\") but found "
+                    f"{clean(error_words(e))[:120]}"), "")
             return ("pass", "", "", "", f"refused: {clean(error_words(e))[:120]}{calls()}")
         returned = type(result).__name__
         del result
+        if array_api_none:
+            return outcome(bridge.make_finding(
+                "no-attribute-error", "VER-4", f"expected {fw.label}'s from_dlpack(None) to raise "
+                f"AttributeError (the Array API's from_dlpack, 2023.12) but found it returned a "
+                f"{returned}"), "")
         return outcome(bridge.make_finding(
             "non-dlpack-input-accepted", "VER-4", f"expected {fw.label}'s "
             f"{api or 'from_dlpack'} to raise for {BAD_INPUTS[which]} but found it returned a "

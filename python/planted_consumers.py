@@ -13,7 +13,8 @@ that the correct one has no finding.
   copy-inverted          passes copy=not copy
   takes-any-return       takes whatever __dlpack__ returns for a capsule: an int is read as the
                          address of its struct (a crash)
-  asarray-fallback       makes an array of anything without __dlpack__, None included (INFO)
+  asarray-fallback       makes an array of anything without __dlpack__, None included
+  wrong-error-for-none   raises TypeError, not AttributeError, for an object without __dlpack__
 
 The memory cases (asks/*/memory/*) need arrays over the producer's memory; these consumers take
 the struct themselves (rename, view, deleter when the last view dies):
@@ -153,6 +154,15 @@ class AsarrayFallback(Planted):
     def import_(self, obj, copy=None, device=None):
         if not hasattr(obj, "__dlpack__"):
             return self.np.asarray(obj)
+        return super().import_(obj, copy, device)
+
+
+class WrongErrorForNone(Planted):
+    planted = "wrong-error-for-none"
+
+    def import_(self, obj, copy=None, device=None):
+        if not hasattr(obj, "__dlpack__"):
+            raise TypeError("expected an object with __dlpack__")
         return super().import_(obj, copy, device)
 
 
