@@ -14,7 +14,8 @@ that the correct one has no finding.
   takes-any-return       takes whatever __dlpack__ returns for a capsule: an int is read as the
                          address of its struct (a crash)
   asarray-fallback       makes an array of anything without __dlpack__, None included
-  wrong-error-for-none   raises TypeError, not AttributeError, for an object without __dlpack__
+  wrong-error-for-none   tries the buffer protocol on an object without __dlpack__: TypeError for
+                         None, not AttributeError
 
 The memory cases (asks/*/memory/*) need arrays over the producer's memory; these consumers take
 the struct themselves (rename, view, deleter when the last view dies):
@@ -161,8 +162,8 @@ class WrongErrorForNone(Planted):
     planted = "wrong-error-for-none"
 
     def import_(self, obj, copy=None, device=None):
-        if not hasattr(obj, "__dlpack__"):
-            raise TypeError("expected an object with __dlpack__")
+        if not hasattr(obj, "__dlpack__"):  # the buffer protocol's TypeError for None
+            return self.np.frombuffer(obj)
         return super().import_(obj, copy, device)
 
 
