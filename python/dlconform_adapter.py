@@ -47,6 +47,9 @@ Class attributes (what the library is):
   asks            bool. Its import_ calls __dlpack__ itself (from_dlpack(obj)), so how it asks
                   is judged (VER-5, STRM-1, STRM-3, STRM-4). False where import_ goes through a
                   capsule-only importer (legacy_capsule below asks for it). Default True.
+  array_api_import bool. Its import_ is an Array API from_dlpack, held to that function's
+                  required exceptions (AttributeError for None: no-attribute-error). False where
+                  it is something else (Dr.Jit's tensor constructors). Default True.
   imports, exports bool. Which roles it plays (False: that side is left out, with a note).
   header_file     str. The dlpack.h it ships, relative to its package folder (DT-1, DEV-1).
   device          (type, id). The DLPack device its arrays live on: (1, 0), the host, by
@@ -149,6 +152,7 @@ class Framework:
     partner_only = False  # in the pairs only (NumPy beside a module under test)
     immutable = False    # every array it makes is immutable
     asks = True          # import_ calls __dlpack__ itself
+    array_api_import = True  # import_ is an Array API from_dlpack (its Raises bind it)
     device = (1, 0)      # where its arrays live (DLPack device type, id)
     imports_host = True  # its importer takes host memory
     # It is handed CUDA and OpenCL tensors it cannot place, to refuse: False only where an abort

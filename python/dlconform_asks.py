@@ -182,7 +182,7 @@ def bad_input(fw, which, api=None):
             return f" [calls: {calls_text(recorder.calls)}]" if recorder is not None else ""
         # from_dlpack itself (no capsule API) is the Array API's: None lacks __dlpack__ and
         # __dlpack_device__, for which it requires AttributeError (2023.12 and 2024.12).
-        array_api_none = which == "no-dlpack" and api is None
+        array_api_none = which == "no-dlpack" and api is None and fw.array_api_import
         try:
             result = importer(handed)
         except Exception as e:

@@ -10,6 +10,7 @@ import dlconform_adapter as dlc
 
 
 class DrJit(dlc.Framework):
+    array_api_import = False  # no from_dlpack: TensorXf(x) is a constructor, not held to its Raises
     name = "drjit"
     # What it imports, honestly: its constructors take C-contiguous data of the tensor type's
     # own dtype ("order='C'"), and this adapter imports into TensorXf.
