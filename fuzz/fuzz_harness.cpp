@@ -86,16 +86,13 @@ const TensorInput* current_input() { return g_input; }
 void set_input_rule(dlc::Rule rule) { g_input_rule = rule; }
 
 namespace {
-constexpr int kMaxBroken = 8;
-dlc::Rule g_input_broken[kMaxBroken];
+dlc::Rule g_input_broken[kMaxEdges];  // known_bug_of's list, bounded as its edge cases are
 int g_input_broken_count = 0;
 }  // namespace
 
 void set_input_broken(const dlc::Rule* rules, int count) {
-  g_input_broken_count = 0;
-  for (int i = 0; i < count && g_input_broken_count < kMaxBroken; ++i) {
-    g_input_broken[g_input_broken_count++] = rules[i];
-  }
+  g_input_broken_count = std::min(count, kMaxEdges);
+  std::copy_n(rules, g_input_broken_count, g_input_broken);
 }
 void note_once(const dlc::Finding& f, const char* context) {
   static bool said[256] = {};

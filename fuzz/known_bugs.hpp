@@ -36,7 +36,7 @@ void print_finding(const dlc::Finding& f, const char* signal = nullptr);
 // The MUST rules the current input breaks that bind consumers too (the validator's one judgement
 // of validity, known_bug_of's): a content fault on it is a hardening finding, and print_finding
 // says so on a line of its own, with the rule the producer broke. None for a valid input.
-void set_input_broken(const dlc::Rule* rules, int count);
+void set_input_broken(const dlc::Rule* rules, int count);  // at most kMaxEdges kept
 // After the words of a finding: the input in one line and the command that replays it.
 void print_reproducer();
 // A sanitizer stopped the process: its words after the sanitizer's report (or, in a child, the

@@ -183,25 +183,24 @@ def bad_input(fw, which, api=None):
         # from_dlpack itself (no capsule API) is the Array API's: None lacks __dlpack__ and
         # __dlpack_device__, for which it requires AttributeError (2023.12 and 2024.12).
         array_api_none = which == "no-dlpack" and api is None and fw.array_api_import
+
+        def no_attribute_error(found):
+            return outcome(bridge.make_finding(
+                "no-attribute-error", "VER-4", f"expected {fw.label}'s from_dlpack(None) to raise "
+                f"AttributeError (the Array API's from_dlpack, 2023.12: \"If the __dlpack__ and "
+                f"__dlpack_device__ methods are not present\") but found {found}"), "")
         try:
             result = importer(handed)
         except Exception as e:
             if adapter_raised(e, (fw,)):
                 raise
             if array_api_none and not isinstance(e, AttributeError):
-                return outcome(bridge.make_finding(
-                    "no-attribute-error", "VER-4", f"expected {fw.label}'s from_dlpack(None) to "
-                    f"raise AttributeError (the Array API's from_dlpack, 2023.12: \"If the "
-                    f"__dlpack__ and __dlpack_device__ methods are not present\") but found "
-                    f"{clean(error_words(e))[:120]}"), "")
+                return no_attribute_error(clean(error_words(e))[:120])
             return ("pass", "", "", "", f"refused: {clean(error_words(e))[:120]}{calls()}")
         returned = type(result).__name__
         del result
         if array_api_none:
-            return outcome(bridge.make_finding(
-                "no-attribute-error", "VER-4", f"expected {fw.label}'s from_dlpack(None) to raise "
-                f"AttributeError (the Array API's from_dlpack, 2023.12) but found it returned a "
-                f"{returned}"), "")
+            return no_attribute_error(f"it returned a {returned}")
         return outcome(bridge.make_finding(
             "non-dlpack-input-accepted", "VER-4", f"expected {fw.label}'s "
             f"{api or 'from_dlpack'} to raise for {BAD_INPUTS[which]} but found it returned a "
