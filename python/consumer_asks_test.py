@@ -26,6 +26,7 @@ EXPECTED = {
     "takes-any-return": {"bad-input/not-a-capsule": "crash VER-4"},
     "asarray-fallback": {"bad-input/no-dlpack": "no-attribute-error VER-4"},
     "wrong-error-for-none": {"bad-input/no-dlpack": "no-attribute-error VER-4"},
+    "no-type-error-fallback": {"after-type-error": "no-version-fallback VER-5"},
     "viewing-consumer": {},
     "ignores-copy": {"copy=True": "keyword-dropped STRM-4", "copy=False": "keyword-dropped STRM-4",
                      "memory/copy=True": "copy-not-made STRM-4"},

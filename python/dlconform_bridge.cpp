@@ -390,13 +390,18 @@ PyObject* consume(PyObject*, PyObject* args, PyObject* kwargs) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// negotiate(capsule, max_version, copy): what a framework's __dlpack__ answered (VER-4, FLAG-2)
+// negotiate(capsule, max_version, copy[, spoken]): what a framework's __dlpack__ answered (VER-4,
+// FLAG-2). `spoken`: the newest version its versioned answers to other asks carried, the only
+// way a legacy answer shows the producer speaks DLPack 1.x (a downgrade).
 
 PyObject* negotiate(PyObject*, PyObject* args) {
   PyObject* capsule = nullptr;
   PyObject* max_version = Py_None;
+  PyObject* spoken_object = Py_None;
   int copy = 0;
-  if (!PyArg_ParseTuple(args, "OOp", &capsule, &max_version, &copy)) return nullptr;
+  if (!PyArg_ParseTuple(args, "OOp|O", &capsule, &max_version, &copy, &spoken_object)) {
+    return nullptr;
+  }
   if (!PyCapsule_CheckExact(capsule)) {
     PyErr_SetString(PyExc_TypeError, "expected a PyCapsule");
     return nullptr;
@@ -426,6 +431,10 @@ PyObject* negotiate(PyObject*, PyObject* args) {
   hf.request = &request;
   hf.handoff = DLCHandoff{name, pointer};
   hf.producer_version = version;  // a framework says its version only in the struct
+  if (!versioned && spoken_object != Py_None &&
+      !parse_version(spoken_object, &hf.producer_version)) {
+    return nullptr;
+  }
   dlc::judge_handoff(hf, &f);
   // The capsule's destructor (still unused) deletes it when it dies: nothing to delete here.
   return Py_BuildValue("{s:N,s:s}", "finding", finding_tuple(f), "answer", answer.c_str());
@@ -720,7 +729,8 @@ PyMethodDef module_methods[] = {
     {"judge_import", judge_import_py, METH_VARARGS,
      "Judge what a framework did with a MockTensor; returns a finding or None."},
     {"negotiate", negotiate, METH_VARARGS,
-     "Judge what __dlpack__ answered a max_version (and copy) request: {finding, answer}."},
+     "Judge what __dlpack__ answered a max_version (and copy) request, given the version the "
+     "producer speaks when its answer is legacy: {finding, answer}."},
     {"must_accept", must_accept, METH_VARARGS,
      "Whether a consumer with this profile (profile-file text) must import the tensor."},
     {"interpose", interpose, METH_VARARGS, "Count a capsule's deleter calls: (handle, interposed)."},

@@ -54,13 +54,16 @@ def refused_export(fw, method, kwargs, e):
                 "producer-violation", "VER-4", f"expected a capsule for __dlpack__() but "
                 f"found TypeError: {e}"), "")
         return outcome(signature_finding(fw.label, method, kwargs, e), "")
+    target = kwargs.get("dl_device")
+    if target is not None and tuple(target) == tuple(fw.device):
+        # Its own device, which it exports to without dl_device: no copy, no device it cannot
+        # handle, so no refusal, BufferError included (as the device rows' dl_device=own).
+        return outcome(bridge.make_finding(
+            "producer-violation", "STRM-3", f"expected an export for dl_device={tuple(target)}, "
+            f"the tensor's own device, but found {type(e).__name__}: {clean(e)[:160]}"), "")
     if isinstance(e, BufferError):
         return outcome(buffer_error_finding(fw.label, kwargs, error_words(e), fw.device),
                        f"BufferError: {clean(e)[:160]}")
-    if kwargs.get("dl_device") == (1, 0):
-        return outcome(bridge.make_finding(
-            "producer-violation", "STRM-3", f"expected an export for dl_device=(1, 0), the "
-            f"tensor's own device, but found {type(e).__name__}: {e}"), "")
     return outcome(bridge.make_finding(
         "refusal-not-buffer-error", "VER-4", f"{type(e).__name__} for {kwargs}: {e}"), "")
 
@@ -99,7 +102,8 @@ def negotiation(fw, ask):
                 f"(stream={kwargs['stream']}) of a CPU array refused (the Array API's __dlpack__: "
                 f"\"On CPU and other device types without streams, only None is accepted\") but "
                 f"found a capsule"), "")
-        seen = bridge.negotiate(capsule, kwargs.get("max_version"), bool(kwargs.get("copy")))
+        seen = bridge.negotiate(capsule, kwargs.get("max_version"), bool(kwargs.get("copy")),
+                                spoken_version(value, capsule, kwargs.get("max_version")))
         if seen["finding"] is not None:
             return outcome(seen["finding"], seen["answer"])
         # The capsule is dropped unconsumed: its destructor must release the array (LIFE-2).
@@ -112,6 +116,25 @@ def negotiation(fw, ask):
         return ("pass", "", "", "", f"{seen['answer']}; dropped unconsumed, the array released")
     return body
 
+
+
+def spoken_version(value, capsule, asked):
+    """For a legacy answer to a caller of DLPack 1.x: the newest version value's versioned
+    answers carry when asked for (1, 3) or (1, 0), the only sign that the producer speaks 1.x
+    (the Array API's producer logic returns its own version to any caller of its major or newer;
+    a legacy answer there is a downgrade). None where no ask gives a versioned capsule."""
+    if asked is None or asked[0] < 1 or bridge.capsule_kind(capsule) != "legacy":
+        return None
+    spoken = []
+    for probe in ((1, 3), (1, 0)):
+        try:
+            answer = value.__dlpack__(max_version=probe)
+        except Exception:
+            continue
+        kind = bridge.capsule_kind(answer) if is_capsule(answer) else ""
+        if kind.startswith("versioned "):
+            spoken.append(tuple(int(n) for n in kind.split()[1].split(".")))
+    return max(spoken) if spoken else None
 
 
 def copy_by_address(fw, value, capsule, copy):
@@ -179,8 +202,9 @@ def device_answer(fw):
         want = tuple(fw.device)
         if answer != want:
             where = "a CPU array" if want == (1, 0) else "an array on that device"
+            # The device type wrong is DEV-1's; only the id wrong on the CPU is DEV-2's.
             return outcome(bridge.make_finding(
-                "producer-violation", "DEV-2" if want == (1, 0) else "DEV-1",
+                "producer-violation", "DEV-2" if answer[0] == want[0] == 1 else "DEV-1",
                 f"expected __dlpack_device__() to answer {want} for {where} but found "
                 f"{answer!r}"), "")
         return ("pass", "", "", "", f"{answer}")

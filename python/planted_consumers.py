@@ -16,6 +16,8 @@ that the correct one has no finding.
   asarray-fallback       makes an array of anything without __dlpack__, None included
   wrong-error-for-none   tries the buffer protocol on an object without __dlpack__: TypeError for
                          None, not AttributeError
+  no-type-error-fallback asks with max_version only: a producer of the old signature's TypeError
+                         ends the import, where the consumer must ask again without it
 
 The memory cases (asks/*/memory/*) need arrays over the producer's memory; these consumers take
 the struct themselves (rename, view, deleter when the last view dies):
@@ -103,6 +105,13 @@ class RetryOnBufferError(Planted):
             return obj.__dlpack__(**keywords)
         except Exception:  # the bug: BufferError means "cannot export", not "old signature"
             return obj.__dlpack__()
+
+
+class NoTypeErrorFallback(Planted):
+    planted = "no-type-error-fallback"
+
+    def ask(self, obj, keywords):
+        return obj.__dlpack__(**keywords)  # the bug: no second question after TypeError
 
 
 class StreamZero(Planted):

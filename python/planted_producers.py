@@ -21,6 +21,19 @@ correct one has no finding.
   exports-none         has a to_dlpack() that never checks what it is handed: None gives a
                        capsule of an empty tensor
   ignores-copy         hands out the array's own memory for copy=True too (with IS_COPIED)
+  copies-for-copy-false  hands out a copy for copy=False, where it must never copy (STRM-4)
+  device-id-one        says its CPU arrays are on device (1, 1), in __dlpack_device__ and in the
+                       struct: a CPU device_id is 0 (DEV-2)
+  unknown-device-type  says its CPU arrays are on device type 99, which DLPack does not name
+                       (DEV-1)
+  returns-bytes        returns the struct's bytes from __dlpack__, not a capsule (VER-4)
+  no-keywords          a __dlpack__ that takes no keyword at all, stream included (VER-4)
+  refuses-own-device   raises BufferError for dl_device=(1, 0), its arrays' own device (STRM-3)
+  equal-version-only   exports a versioned struct only when max_version equals its own (1, 3)
+                       exactly, a legacy one for (1, 0) and (2, 0) (VER-4: a downgrade)
+  float4-as-byte       states float4_e2m1fn elements as 8 bits wide (DT-1: 4 bits)
+  unknown-dtype-code   states its float32 data with type code 99, no DLDataTypeCode (DT-2)
+  zero-lanes           states its float32 data with 0 lanes (DT-1)
 """
 import ctypes
 import mmap
@@ -42,6 +55,11 @@ def _dl_tensor(capsule):
     return struct.from_address(address).dl_tensor
 
 
+# What a planted producer states in the struct's dtype instead of the true one.
+STATED = {("float4-as-byte", (17, 4, 1)): (17, 8, 1), ("unknown-dtype-code", (2, 32, 1)): (99, 32, 1),
+          ("zero-lanes", (2, 32, 1)): (2, 32, 0)}
+
+
 class Array:
     """A float32 array (or a narrow float one: its bit patterns in uint8 `values`) with its own
     values and a planted __dlpack__. Its capsules share the values' memory unless asked for a
@@ -57,6 +75,8 @@ class Array:
             raise BufferError("only stream=None is accepted for a CPU array")
         if dl_device is not None and tuple(dl_device) != (1, 0):
             raise BufferError(f"cannot export to device {dl_device}")
+        if dl_device is not None and self.planted == "refuses-own-device":
+            raise BufferError("dl_device is not supported")
         if not self.values.dtype.isnative and self.planted != "ignores-byte-order":
             raise BufferError("DLPack has no byte order: only native arrays are exported")
         if max_version is not None and not isinstance(max_version, tuple):
@@ -65,6 +85,8 @@ class Array:
             if self.planted == "any-max-version":
                 max_version = None
         versioned = max_version is not None and max_version[0] >= 1
+        if self.planted == "equal-version-only":  # the planted test: == where >= was meant
+            versioned = max_version is not None and tuple(max_version) == (1, 3)
         if self.planted == "caches-one-struct" and self.cached is not None:
             name, address = self.cached
             return cap._capsule_new(address, name, None)
@@ -74,10 +96,14 @@ class Array:
         # guarded: the struct alone in a page its deleter makes unreadable
         capsule = cap.capsule(self.dtype, self.values.shape, strides=compact, versioned=versioned,
                               version=min(tuple(max_version or (1, 3)), (1, 3)),
-                              flags=cap.IS_COPIED if copy else 0,
+                              flags=cap.IS_COPIED if copy else 0, device=self.__dlpack_device__(),
                               guarded=self.planted == "caches-one-struct")
         tensor = _dl_tensor(capsule)
+        tensor.dtype.code, tensor.dtype.bits, tensor.dtype.lanes = STATED.get(
+            (self.planted, self.dtype), self.dtype)
         shares = self.dtype == (2, 32, 1) and (not copy or self.planted == "ignores-copy")
+        if copy is False and self.planted == "copies-for-copy-false":
+            shares = False
         if self.planted == "frees-with-source":
             if self.page is None:
                 self.page = mmap.mmap(-1, max(mmap.PAGESIZE, self.values.nbytes))
@@ -91,6 +117,10 @@ class Array:
             ctypes.memmove(tensor.data, stored, len(stored))
         if self.planted == "caches-one-struct":
             self.cached = cap._managed(capsule)
+        if self.planted == "returns-bytes":  # the struct's bytes, where a capsule was due
+            name, address = cap._managed(capsule)
+            return ctypes.string_at(address, ctypes.sizeof(
+                cap.DLManagedTensorVersioned if versioned else cap.DLManagedTensor))
         return capsule
 
     def stored(self):
@@ -105,7 +135,7 @@ class Array:
         return bits.to_bytes((self.values.size * width + 7) // 8, "little")
 
     def __dlpack_device__(self):
-        return (1, 0)
+        return {"device-id-one": (1, 1), "unknown-device-type": (99, 0)}.get(self.planted, (1, 0))
 
     def __del__(self):
         if self.page is not None:  # the planted free: no read of the data comes back
@@ -121,6 +151,7 @@ class Planted(dlc.Framework):
     imports = False
     writable_concept = False
     planted = "correct-producer"
+    array = Array  # the array type it makes
 
     @property
     def version(self):
@@ -137,7 +168,7 @@ class Planted(dlc.Framework):
         return (1, 3)
 
     def from_np(self, array):
-        return Array(self.np.ascontiguousarray(array, dtype="float32"), self.planted)
+        return self.array(self.np.ascontiguousarray(array, dtype="float32"), self.planted)
 
     def to_np(self, value):
         return value.values
@@ -146,13 +177,14 @@ class Planted(dlc.Framework):
         return True
 
     def narrow_floats(self):
-        return {"float4_e2m1fn": ((17, 4, 1), lambda codes: Array(codes, self.planted,
-                                                                  (17, 4, 1)))}
+        return {"float4_e2m1fn": ((17, 4, 1),
+                                  lambda codes: self.array(codes, self.planted, (17, 4, 1)))}
 
     def unexpressible(self):
         other_order = self.np.dtype("float32").newbyteorder()
         return {"big-endian": ("a float32 array of the other byte order",
-                               lambda: Array(self.np.arange(4, dtype=other_order), self.planted))}
+                               lambda: self.array(self.np.arange(4, dtype=other_order),
+                                                  self.planted))}
 
 
 class CachesOneStruct(Planted):
@@ -197,3 +229,51 @@ class ExportsNone(Planted):
 
 class IgnoresCopy(Planted):
     planted = "ignores-copy"
+
+
+class CopiesForCopyFalse(Planted):
+    planted = "copies-for-copy-false"
+
+
+class DeviceIdOne(Planted):
+    planted = "device-id-one"
+
+
+class UnknownDeviceType(Planted):
+    planted = "unknown-device-type"
+
+
+class ReturnsBytes(Planted):
+    planted = "returns-bytes"
+
+
+class KeywordlessArray(Array):
+    """An array of the DLPack 0.x era: __dlpack__ takes no keyword, stream included."""
+
+    def __dlpack__(self):  # noqa: the planted signature
+        return super().__dlpack__()
+
+
+class NoKeywords(Planted):
+    planted = "no-keywords"
+    array = KeywordlessArray
+
+
+class RefusesOwnDevice(Planted):
+    planted = "refuses-own-device"
+
+
+class EqualVersionOnly(Planted):
+    planted = "equal-version-only"
+
+
+class Float4AsByte(Planted):
+    planted = "float4-as-byte"
+
+
+class UnknownDtypeCode(Planted):
+    planted = "unknown-dtype-code"
+
+
+class ZeroLanes(Planted):
+    planted = "zero-lanes"

@@ -9,6 +9,17 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import planted_matrix  # noqa: E402
+FLOAT32 = ("f32_2x3", "f32_scalar", "f32_zero_size", "exported-3-times", "source-deleted")
+# Every __dlpack__ ask of the negotiation rows that exports (a stream ask is refused first).
+EXPORTS = ("max_version=none", "max_version=0.8", "max_version=1.0", "max_version=1.3",
+           "max_version=2.0", "copy=True", "copy=False", "dl_device=cpu", "stream=None")
+
+
+def read_by_consumer(verdict, tensors=FLOAT32 + ("narrow/float4_e2m1fn",)):
+    """{case: verdict} for each framework case in which the reference consumer reads its export."""
+    return {f"dlconform-consumer@v1.3/{t}": verdict for t in tensors}
+
+
 # planted producer -> {case: "class RULE"}; every other case of CASES passes with no finding.
 EXPECTED = {
     "correct-producer": {},
@@ -26,6 +37,25 @@ EXPECTED = {
     "unpacked-float4": {"dlconform-consumer@v1.3/narrow/float4_e2m1fn": "producer-violation LAY-4"},
     "exports-none": {"to_dlpack/bad-input": "producer-violation VER-4"},
     "ignores-copy": {"copy=True": "producer-violation STRM-4"},
+    "copies-for-copy-false": {"copy=False": "producer-violation STRM-4"},
+    # The id stated in the struct too: the validator refuses it wherever it is read.
+    "device-id-one": dict(read_by_consumer("producer-violation DEV-2"),
+                          **{"__dlpack_device__": "producer-violation DEV-2"}),
+    "unknown-device-type": dict(read_by_consumer("producer-violation DEV-1"),
+                                **{"__dlpack_device__": "producer-violation DEV-1"}),
+    "returns-bytes": dict(read_by_consumer("not-a-capsule VER-4"),
+                          **{ask: "not-a-capsule VER-4" for ask in EXPORTS}),
+    # The keywords of DLPack 1.0 missing are the old signature, INFO; stream missing is not.
+    "no-keywords": dict({ask: "old-dlpack-signature VER-4" for ask in EXPORTS[1:-1]},
+                        **{"stream=None": "no-stream-keyword VER-4"}),
+    "refuses-own-device": {"dl_device=cpu": "producer-violation STRM-3"},
+    # max_version=1.3, copy= and dl_device= ask for (1, 3), which it answers versioned.
+    "equal-version-only": {"max_version=1.0": "negotiation-downgrade VER-4",
+                           "max_version=2.0": "negotiation-downgrade VER-4"},
+    "float4-as-byte": {"dlconform-consumer@v1.3/narrow/float4_e2m1fn": "producer-violation DT-1"},
+    # Its float32 tensors only: the float4 one keeps its code and lanes.
+    "unknown-dtype-code": read_by_consumer("producer-violation DT-2", FLOAT32),
+    "zero-lanes": read_by_consumer("producer-violation DT-1", FLOAT32),
 }
 CASES = ("dlconform-consumer@v1.3/f32_2x3", "dlconform-consumer@v1.3/exported-3-times",
          "dlconform-consumer@v1.3/source-deleted", "stream=None", "stream=1", "stream=-1",
