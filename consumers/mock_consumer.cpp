@@ -56,6 +56,7 @@
 #define DLC_BUG_takes_used_capsule 22
 #define DLC_BUG_deletes_untaken 23
 #define DLC_BUG_abort_overflow 24
+#define DLC_BUG_skips_width_check 25
 #ifndef DLC_BUG
 #define DLC_BUG none
 #endif
@@ -112,6 +113,9 @@ DLC_AS_FOREIGN_CODE void call_deleter(Imported& t) {
   return nullptr;
 #endif
 }
+
+// A sub-byte float of DLPack 1.1 (float6_e2m3fn, float6_e3m2fn, float4_e2m1fn), by its code.
+bool is_narrow_float(const DLTensor& t) { return t.dtype.code >= 15 && t.dtype.code <= 17; }
 
 DLTensor* tensor_of(const Imported& t) {
 #if DLC_HDR_MAJOR >= 1
@@ -300,7 +304,10 @@ int consume(void*, DLCHandoff* handoff, const DLCRequest*, DLCObservation* obs, 
     const bool fatal = severity == dlc::Severity::must ||
                        (DLC_KIND == DLC_KIND_strict && severity == dlc::Severity::should);
     // The planted bug accepts a dtype code no header defines (DT-2), the one rule it breaks.
-    const bool planted_blind_spot = kBug == DLC_BUG_accept_invalid && v.rule == dlc::Rule::DT_2;
+    // The planted width bug takes a narrow float of any width (DT-1: float6 is 6 bits, float4 4).
+    const bool planted_blind_spot =
+        (kBug == DLC_BUG_accept_invalid && v.rule == dlc::Rule::DT_2) ||
+        (kBug == DLC_BUG_skips_width_check && v.rule == dlc::Rule::DT_1 && is_narrow_float(*tensor));
     // The planted hardening bug: its size check aborts on an overflowing shape (LAY-10), a fault
     // on a tensor no conformant producer makes.
     if (kBug == DLC_BUG_abort_overflow && fatal && v.rule == dlc::Rule::LAY_10) std::abort();

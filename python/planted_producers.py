@@ -31,7 +31,8 @@ correct one has no finding.
   refuses-own-device   raises BufferError for dl_device=(1, 0), its arrays' own device (STRM-3)
   equal-version-only   exports a versioned struct only when max_version equals its own (1, 3)
                        exactly, a legacy one for (1, 0) and (2, 0) (VER-4: a downgrade)
-  float4-as-byte       states float4_e2m1fn elements as 8 bits wide (DT-1: 4 bits)
+  sub-byte-as-byte     states its float4_e2m1fn and float6_e2m3fn elements as 8 bits wide (DT-1:
+                       4 and 6 bits)
   unknown-dtype-code   states its float32 data with type code 99, no DLDataTypeCode (DT-2)
   zero-lanes           states its float32 data with 0 lanes (DT-1)
 """
@@ -56,8 +57,8 @@ def _dl_tensor(capsule):
 
 
 # What a planted producer states in the struct's dtype instead of the true one.
-STATED = {("float4-as-byte", (17, 4, 1)): (17, 8, 1), ("unknown-dtype-code", (2, 32, 1)): (99, 32, 1),
-          ("zero-lanes", (2, 32, 1)): (2, 32, 0)}
+STATED = {("sub-byte-as-byte", (17, 4, 1)): (17, 8, 1), ("sub-byte-as-byte", (15, 6, 1)): (15, 8, 1),
+          ("unknown-dtype-code", (2, 32, 1)): (99, 32, 1), ("zero-lanes", (2, 32, 1)): (2, 32, 0)}
 
 
 class Array:
@@ -127,7 +128,7 @@ class Array:
         """The bytes of the values as DLPack lays them out: sub-byte elements packed, lowest bits
         first (DT-3), unless the planted bug keeps them one per byte."""
         width = self.dtype[1] * self.dtype[2]
-        if width >= 8 or self.planted == "unpacked-float4":
+        if width >= 8 or (self.planted, self.dtype) == ("unpacked-float4", (17, 4, 1)):
             return self.values.tobytes()
         bits = 0
         for i, code in enumerate(self.values.tolist()):
@@ -177,8 +178,8 @@ class Planted(dlc.Framework):
         return True
 
     def narrow_floats(self):
-        return {"float4_e2m1fn": ((17, 4, 1),
-                                  lambda codes: self.array(codes, self.planted, (17, 4, 1)))}
+        return {name: (dtype, lambda codes, dtype=dtype: self.array(codes, self.planted, dtype))
+                for name, dtype in (("float4_e2m1fn", (17, 4, 1)), ("float6_e2m3fn", (15, 6, 1)))}
 
     def unexpressible(self):
         other_order = self.np.dtype("float32").newbyteorder()
@@ -267,8 +268,8 @@ class EqualVersionOnly(Planted):
     planted = "equal-version-only"
 
 
-class Float4AsByte(Planted):
-    planted = "float4-as-byte"
+class SubByteAsByte(Planted):
+    planted = "sub-byte-as-byte"
 
 
 class UnknownDtypeCode(Planted):

@@ -15,7 +15,10 @@ EXPORTS = ("max_version=none", "max_version=0.8", "max_version=1.0", "max_versio
            "max_version=2.0", "copy=True", "copy=False", "dl_device=cpu", "stream=None")
 
 
-def read_by_consumer(verdict, tensors=FLOAT32 + ("narrow/float4_e2m1fn",)):
+NARROW = ("narrow/float4_e2m1fn", "narrow/float6_e2m3fn")
+
+
+def read_by_consumer(verdict, tensors=FLOAT32 + NARROW):
     """{case: verdict} for each framework case in which the reference consumer reads its export."""
     return {f"dlconform-consumer@v1.3/{t}": verdict for t in tensors}
 
@@ -52,7 +55,7 @@ EXPECTED = {
     # max_version=1.3, copy= and dl_device= ask for (1, 3), which it answers versioned.
     "equal-version-only": {"max_version=1.0": "negotiation-downgrade VER-4",
                            "max_version=2.0": "negotiation-downgrade VER-4"},
-    "float4-as-byte": {"dlconform-consumer@v1.3/narrow/float4_e2m1fn": "producer-violation DT-1"},
+    "sub-byte-as-byte": read_by_consumer("producer-violation DT-1", NARROW),
     # Its float32 tensors only: the float4 one keeps its code and lanes.
     "unknown-dtype-code": read_by_consumer("producer-violation DT-2", FLOAT32),
     "zero-lanes": read_by_consumer("producer-violation DT-1", FLOAT32),
@@ -61,7 +64,8 @@ CASES = ("dlconform-consumer@v1.3/f32_2x3", "dlconform-consumer@v1.3/exported-3-
          "dlconform-consumer@v1.3/source-deleted", "stream=None", "stream=1", "stream=-1",
          "max_version=1.3", "max_version=bare-int", "copy=True", "copy=False",
          "dlconform-consumer@v1.3/unexpressible/big-endian",
-         "dlconform-consumer@v1.3/narrow/float4_e2m1fn")
+         "dlconform-consumer@v1.3/narrow/float4_e2m1fn",
+         "dlconform-consumer@v1.3/narrow/float6_e2m3fn")
 
 
 def case_id(producer, case):
