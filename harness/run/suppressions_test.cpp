@@ -1,6 +1,7 @@
 #include "suppressions.h"
 
 #include "catch.hpp"
+#include "sanitizer_build.h"
 
 namespace {
 
@@ -61,6 +62,22 @@ TEST_CASE("suppressions: two entries for one release both count the case, neithe
   CHECK(dlc::apply_suppressions(s, cases) == 1);
   CHECK(s.entries[0].matched == 1);
   CHECK(s.entries[1].matched == 1);
+}
+
+TEST_CASE("suppressions: an entry seen only under the sanitizers is stale only in their build",
+          "[unit]") {
+  dlc::Suppressions s;
+  std::string error;
+  REQUIRE(dlc::parse_suppressions(
+      "LAY-8 crash consumer torch@2.13* overflows its buffer [sanitizers] [repro: x.py]\n"
+      "LAY-8 crash consumer torch@2.13* overflows its buffer [repro: x.py]\n",
+      "env.txt", &s, &error));
+  std::vector<dlc::CaseResult> cases = {finding("torch", "LAY-8")};
+  cases[0].consumer = {"torch", "torch@2.13.0"};
+  cases[0].verdict = dlc::Verdict::pass;  // the plain allocator: no overflow seen
+  CHECK(dlc::apply_suppressions(s, cases) == 0);
+  CHECK(dlc::is_stale(s.entries[0], cases) == bool(DLC_HAS_ASAN));
+  CHECK(dlc::is_stale(s.entries[1], cases));
 }
 
 TEST_CASE("suppressions: a malformed line is refused with its line number", "[unit]") {
