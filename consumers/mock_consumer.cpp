@@ -57,6 +57,8 @@
 #define DLC_BUG_deletes_untaken 23
 #define DLC_BUG_abort_overflow 24
 #define DLC_BUG_skips_width_check 25
+#define DLC_BUG_versioned_only 26
+#define DLC_BUG_refuses_read_only 27
 #ifndef DLC_BUG
 #define DLC_BUG none
 #endif
@@ -220,6 +222,11 @@ int consume(void*, DLCHandoff* handoff, const DLCRequest*, DLCObservation* obs, 
     set_error(err, err_len, why.c_str());
     return DLC_ERR_BUFFER;
   }
+  if (kBug == DLC_BUG_versioned_only && kind == DLC_STRUCT_LEGACY) {
+    // Left with its producer, as a refusal before taking: the planted bug is the refusal itself.
+    set_error(err, err_len, "expected a dltensor_versioned capsule but found dltensor");
+    return DLC_ERR_BUFFER;
+  }
   const char* used = kind == DLC_STRUCT_VERSIONED ? "used_dltensor_versioned" : "used_dltensor";
   if (handoff->name != nullptr && kTakesFirst) handoff->name = used;
   Imported& t = g_imported;
@@ -245,6 +252,10 @@ int consume(void*, DLCHandoff* handoff, const DLCRequest*, DLCObservation* obs, 
     }
     flags = m->flags;
     obs->flags = flags;
+    // A consumer that cannot honour READ_ONLY should import and ignore it, not refuse (FLAG-1).
+    if (kBug == DLC_BUG_refuses_read_only && (flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0) {
+      return refuse(t, err, err_len, "read-only tensors are not supported");
+    }
   }
 #endif
   DLTensor* tensor = tensor_of(t);

@@ -17,7 +17,7 @@ from dlconform_adapter import make_array
 from dlconform_imports import expected_of
 from dlconform_workers import (HeldCapsule, adapter_raised, buffer_error_finding, capsule_finding,
                                clean, device_of, error_words, export_address, is_capsule, outcome,
-                               released, signature_finding)
+                               released, signature_finding, wrong_refusal)
 
 NEGOTIATION = [("max_version=none", ()), ("max_version=0.8", (("max_version", (0, 8)),)),
                ("max_version=1.0", (("max_version", (1, 0)),)),
@@ -28,6 +28,9 @@ NEGOTIATION = [("max_version=none", ()), ("max_version=0.8", (("max_version", (0
                ("copy=True", (("max_version", (1, 3)), ("copy", True))),
                ("copy=False", (("max_version", (1, 3)), ("copy", False))),
                ("dl_device=cpu", (("max_version", (1, 3)), ("dl_device", (1, 0)))),
+               # A device a CPU array cannot be exported to on a host without CUDA: BufferError
+               # (STRM-3), as the device rows' dl_device=other.
+               ("dl_device=cuda", (("max_version", (1, 3)), ("dl_device", (2, 0)))),
                ("stream=None", (("stream", None),)),
                # On the CPU only None is accepted (STRM-1): any other stream is refused.
                ("stream=1", (("stream", 1),)), ("stream=-1", (("stream", -1),))]
@@ -61,6 +64,10 @@ def refused_export(fw, method, kwargs, e):
         return outcome(bridge.make_finding(
             "producer-violation", "STRM-3", f"expected an export for dl_device={tuple(target)}, "
             f"the tensor's own device, but found {type(e).__name__}: {clean(e)[:160]}"), "")
+    if target is not None:  # another device, one this host cannot reach: BufferError only
+        return outcome(wrong_refusal(fw.label, error_words(e), "STRM-3",
+                                     f"__dlpack__(dl_device={tuple(target)})"),
+                       f"refused: {clean(error_words(e))[:160]}")
     if isinstance(e, BufferError):
         return outcome(buffer_error_finding(fw.label, kwargs, error_words(e), fw.device),
                        f"BufferError: {clean(e)[:160]}")
@@ -89,6 +96,15 @@ def negotiation(fw, ask):
         malformed = capsule_finding(fw.label, capsule, kwargs)
         if malformed is not None:
             return outcome(malformed, "")
+        target = kwargs.get("dl_device")
+        other = target is not None and tuple(target) != tuple(fw.device)  # own: the validator's
+        if other and tuple(bridge.capsule_device(capsule)) != tuple(target):
+            found = tuple(bridge.capsule_device(capsule))
+            del capsule
+            return outcome(bridge.make_finding(
+                "producer-violation", "STRM-3", f"expected a tensor on {tuple(target)} for "
+                f"__dlpack__(dl_device={tuple(target)}), or BufferError, but found a capsule on "
+                f"{found}"), "")
         if malformed_ask:
             return malformed_ask_answered(fw, value, capsule, kwargs["max_version"])
         if kwargs.get("copy") is not None:

@@ -29,6 +29,8 @@ correct one has no finding.
   returns-bytes        returns the struct's bytes from __dlpack__, not a capsule (VER-4)
   no-keywords          a __dlpack__ that takes no keyword at all, stream included (VER-4)
   refuses-own-device   raises BufferError for dl_device=(1, 0), its arrays' own device (STRM-3)
+  device-value-error   raises ValueError, not BufferError, for a dl_device it cannot export to
+                       (STRM-3)
   equal-version-only   exports a versioned struct only when max_version equals its own (1, 3)
                        exactly, a legacy one for (1, 0) and (2, 0) (VER-4: a downgrade)
   sub-byte-as-byte     states its float4_e2m1fn and float6_e2m3fn elements as 8 bits wide (DT-1:
@@ -75,6 +77,8 @@ class Array:
         if stream is not None and self.planted != "stream-on-cpu":
             raise BufferError("only stream=None is accepted for a CPU array")
         if dl_device is not None and tuple(dl_device) != (1, 0):
+            if self.planted == "device-value-error":
+                raise ValueError(f"unsupported device {dl_device}")
             raise BufferError(f"cannot export to device {dl_device}")
         if dl_device is not None and self.planted == "refuses-own-device":
             raise BufferError("dl_device is not supported")
@@ -262,6 +266,10 @@ class NoKeywords(Planted):
 
 class RefusesOwnDevice(Planted):
     planted = "refuses-own-device"
+
+
+class DeviceValueError(Planted):
+    planted = "device-value-error"
 
 
 class EqualVersionOnly(Planted):

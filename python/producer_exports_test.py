@@ -10,7 +10,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import planted_matrix  # noqa: E402
 FLOAT32 = ("f32_2x3", "f32_scalar", "f32_zero_size", "exported-3-times", "source-deleted")
-# Every __dlpack__ ask of the negotiation rows that exports (a stream ask is refused first).
+# Every __dlpack__ ask of the negotiation rows that exports (a stream ask and dl_device=cuda are
+# refused first).
 EXPORTS = ("max_version=none", "max_version=0.8", "max_version=1.0", "max_version=1.3",
            "max_version=2.0", "copy=True", "copy=False", "dl_device=cpu", "stream=None")
 
@@ -49,9 +50,11 @@ EXPECTED = {
     "returns-bytes": dict(read_by_consumer("not-a-capsule VER-4"),
                           **{ask: "not-a-capsule VER-4" for ask in EXPORTS}),
     # The keywords of DLPack 1.0 missing are the old signature, INFO; stream missing is not.
-    "no-keywords": dict({ask: "old-dlpack-signature VER-4" for ask in EXPORTS[1:-1]},
+    "no-keywords": dict({ask: "old-dlpack-signature VER-4" for ask in
+                         EXPORTS[1:-1] + ("dl_device=cuda",)},
                         **{"stream=None": "no-stream-keyword VER-4"}),
     "refuses-own-device": {"dl_device=cpu": "producer-violation STRM-3"},
+    "device-value-error": {"dl_device=cuda": "wrong-refusal-exception STRM-3"},
     # max_version=1.3, copy= and dl_device= ask for (1, 3), which it answers versioned.
     "equal-version-only": {"max_version=1.0": "negotiation-downgrade VER-4",
                            "max_version=2.0": "negotiation-downgrade VER-4"},
@@ -62,7 +65,7 @@ EXPECTED = {
 }
 CASES = ("dlconform-consumer@v1.3/f32_2x3", "dlconform-consumer@v1.3/exported-3-times",
          "dlconform-consumer@v1.3/source-deleted", "stream=None", "stream=1", "stream=-1",
-         "max_version=1.3", "max_version=bare-int", "copy=True", "copy=False",
+         "max_version=1.3", "max_version=bare-int", "copy=True", "copy=False", "dl_device=cuda",
          "dlconform-consumer@v1.3/unexpressible/big-endian",
          "dlconform-consumer@v1.3/narrow/float4_e2m1fn",
          "dlconform-consumer@v1.3/narrow/float6_e2m3fn")
