@@ -59,8 +59,8 @@ from dlconform_asks import plan_consumer_calls
 from dlconform_devices import on_device, plan_device_cases
 from dlconform_imports import (expected_of, framework_imports, late_refusal, logical,
                                used_capsule)
-from dlconform_negotiation import (NEGOTIATION, STREAM_ASKS, device_answer, exporter_bad_input,
-                                   negotiation, xapi)
+from dlconform_negotiation import (DEVICE_SHAPES, NEGOTIATION, STREAM_ASKS, device_answer,
+                                   exporter_bad_input, negotiation, xapi)
 from dlconform_parties import environment_frameworks, libraries_under_test
 from dlconform_workers import (Case, HeldCapsule, adapter_raised, ask_capsule, capsule_finding,
                                clean, device_finding, outcome, released, run_all, takes_layout)
@@ -581,10 +581,11 @@ def plan(frameworks, producers_dir, env):
                 cases.append(Case(f"negotiation/{env}/{own}/{label}", "negotiation",
                                   fw.name.split(".")[0], own, "dlconform-caller", "v1.3", label,
                                   negotiation(fw, ask), "VER-4", (fw,)))
-            cases.append(Case(f"negotiation/{env}/{own}/__dlpack_device__", "negotiation",
-                              fw.name.split(".")[0], own, "dlconform-caller", "v1.3",
-                              "__dlpack_device__", device_answer(fw),
-                              "DEV-1" if on_device(fw) else "DEV-2", (fw,)))
+            for suffix, shape in DEVICE_SHAPES:
+                cases.append(Case(f"negotiation/{env}/{own}/__dlpack_device__{suffix}",
+                                  "negotiation", fw.name.split(".")[0], own, "dlconform-caller",
+                                  "v1.3", f"__dlpack_device__{suffix}", device_answer(fw, shape),
+                                  "DEV-1" if on_device(fw) else "DEV-2", (fw,)))
         for api in sorted(fw.legacy_exports):  # its own exporters, handed no array of its
             cases.append(Case(f"negotiation/{env}/{own}/{api}/bad-input", "negotiation",
                               fw.name.split(".")[0], own, "dlconform-caller", "v1.3",

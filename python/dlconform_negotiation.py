@@ -209,11 +209,16 @@ def exporter_bad_input(fw, api):
     return body
 
 
-def device_answer(fw):
+# The arrays __dlpack_device__ is asked of: a 2x2 one, and the shapes the peers' tests add
+# (Paddle's test_dlpack_device_zero_dim and _zero_size, dpctl's).
+DEVICE_SHAPES = (("", (2, 2)), ("/0-d", ()), ("/size-0", (0, 2)))
+
+
+def device_answer(fw, shape=(2, 2)):
     """__dlpack_device__() of an array: two integers (DEV-1: a device type it names at all), the
     device its arrays live on: (1, 0) for a CPU array (DEV-2: device_id 0 on the CPU)."""
     def body():
-        value = plain_array(fw, (2, 2))
+        value = plain_array(fw, shape)
         answer = device_of(fw.label, value)
         want = tuple(fw.device)
         if answer != want:

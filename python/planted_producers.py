@@ -4,12 +4,15 @@ reproducers/dlconform_capsule.py over its own values, so the only defect is the 
 producer_exports_test.py checks that each is caught with its class and rule, and that the
 correct one has no finding.
 
-  correct-producer     each capsule its own struct, the data kept until its deleter runs, any
-                       stream but None refused on the CPU
+  correct-producer     each capsule its own struct, which keeps the array alive until its deleter
+                       runs, and a capsule destructor that calls the deleter of a capsule dropped
+                       unconsumed; any stream but None refused on the CPU
   caches-one-struct    hands out one struct in every capsule of an array (a cache of one): the
                        second capsule consumed reads a struct whose deleter already ran (LIFE-3)
   frees-with-source    frees its data when the array dies, though a capsule still points at it
-                       (LIFE-6)
+                       (LIFE-6): its structs do not keep the array alive
+  no-capsule-destructor  sets no capsule destructor: a capsule dropped unconsumed never calls
+                       its deleter, and the array it keeps alive leaks (LIFE-2)
   stream-on-cpu        exports a CPU array for any stream (STRM-1, INFO)
   ignores-byte-order   exports an array of the other byte order as if it were native, where
                        DLPack has no way to say so
@@ -43,12 +46,20 @@ import mmap
 import os
 import sys
 
+import _dlconform_planted_capsules as planted_capsules
 import dlconform_adapter as dlc
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "reproducers"))
 import dlconform_capsule as cap  # noqa: E402  (beside this file, in reproducers/)
 
 _released_pages = []  # the data pages of dead frees-with-source arrays: unreadable, kept mapped
+DESTRUCTOR = planted_capsules.destructor()  # deletes a capsule dropped unconsumed (LIFE-2)
+# Capsules without the destructor: the planted one, and caches-one-struct's, whose one struct must
+# outlive each capsule that carries it (its bug is the cache alone).
+BARE_CAPSULES = ("no-capsule-destructor", "caches-one-struct")
+# Structs that do not keep their array alive: frees-with-source's (its bug), caches-one-struct's
+# (without a destructor, a held array would never be released).
+UNHELD = ("frees-with-source", "caches-one-struct")
 
 
 def _dl_tensor(capsule):
@@ -59,8 +70,10 @@ def _dl_tensor(capsule):
 
 
 # What a planted producer states in the struct's dtype instead of the true one.
-STATED = {("sub-byte-as-byte", (17, 4, 1)): (17, 8, 1), ("sub-byte-as-byte", (15, 6, 1)): (15, 8, 1),
-          ("unknown-dtype-code", (2, 32, 1)): (99, 32, 1), ("zero-lanes", (2, 32, 1)): (2, 32, 0)}
+STATED = {("sub-byte-as-byte", (17, 4, 1)): (17, 8, 1),
+          ("sub-byte-as-byte", (15, 6, 1)): (15, 8, 1),
+          ("unknown-dtype-code", (2, 32, 1)): (99, 32, 1),
+          ("zero-lanes", (2, 32, 1)): (2, 32, 0)}
 
 
 class Array:
@@ -102,7 +115,8 @@ class Array:
         capsule = cap.capsule(self.dtype, self.values.shape, strides=compact, versioned=versioned,
                               version=min(tuple(max_version or (1, 3)), (1, 3)),
                               flags=cap.IS_COPIED if copy else 0, device=self.__dlpack_device__(),
-                              guarded=self.planted == "caches-one-struct")
+                              guarded=self.planted == "caches-one-struct",
+                              destructor=None if self.planted in BARE_CAPSULES else DESTRUCTOR)
         tensor = _dl_tensor(capsule)
         tensor.dtype.code, tensor.dtype.bits, tensor.dtype.lanes = STATED.get(
             (self.planted, self.dtype), self.dtype)
@@ -115,8 +129,9 @@ class Array:
             tensor.data = ctypes.addressof(ctypes.c_char.from_buffer(self.page))
         elif shares and self.values.size:
             tensor.data = self.values.ctypes.data
+        if self.planted not in UNHELD:  # as a framework's manager_ctx holds its array
             _, address = cap._managed(capsule)
-            cap._alive[address] += (self.values,)  # the values live until the deleter runs
+            cap._alive[address] += (self,)  # the array lives until the deleter runs
         if tensor.data != self.values.ctypes.data:
             stored = self.stored()
             ctypes.memmove(tensor.data, stored, len(stored))
@@ -190,6 +205,10 @@ class Planted(dlc.Framework):
         return {"big-endian": ("a float32 array of the other byte order",
                                lambda: self.array(self.np.arange(4, dtype=other_order),
                                                   self.planted))}
+
+
+class NoCapsuleDestructor(Planted):
+    planted = "no-capsule-destructor"
 
 
 class CachesOneStruct(Planted):

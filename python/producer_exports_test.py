@@ -42,6 +42,8 @@ EXPECTED = {
     "exports-none": {"to_dlpack/bad-input": "producer-violation VER-4"},
     "ignores-copy": {"copy=True": "producer-violation STRM-4"},
     "copies-for-copy-false": {"copy=False": "producer-violation STRM-4"},
+    # Every export dropped unconsumed leaks; a consumed one is deleted by its consumer.
+    "no-capsule-destructor": {ask: "deleter-leaks LIFE-2" for ask in EXPORTS},
     # The id stated in the struct too: the validator refuses it wherever it is read.
     "device-id-one": dict(read_by_consumer("producer-violation DEV-2"),
                           **{"__dlpack_device__": "producer-violation DEV-2"}),

@@ -112,7 +112,7 @@ def _dtype(dtype):
 
 def capsule(dtype="f32", shape=(8,), strides=None, byte_offset=0, device=(1, 0),
             versioned=False, null_deleter=False, null_data=False, guarded=False,
-            null_shape=False, ndim=None, version=(1, 3), flags=0, misalign=0):
+            null_shape=False, ndim=None, version=(1, 3), flags=0, misalign=0, destructor=None):
     code, bits, lanes = _dtype(dtype)
     ndim = len(shape) if ndim is None else ndim
     item = max(1, (bits * lanes + 7) // 8)
@@ -167,7 +167,8 @@ def capsule(dtype="f32", shape=(8,), strides=None, byte_offset=0, device=(1, 0),
     managed.deleter = DELETER() if null_deleter else _deleter
     address = ctypes.addressof(managed)
     _alive[address] = (managed, storage, shape_array, strides_array) + ((page,) if guarded else ())
-    return _capsule_new(address, _VERSIONED if versioned else _LEGACY, None)
+    # destructor: the address of a C PyCapsule_Destructor (see the comment on _capsule_new).
+    return _capsule_new(address, _VERSIONED if versioned else _LEGACY, destructor)
 
 
 class Producer:
