@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 #include <vector>
 
@@ -25,6 +26,14 @@ class FuzzData {
     static_assert(std::is_integral_v<T>, "integers only");
     using U = std::make_unsigned_t<T>;
     U value = 0;
+    if (size_ >= sizeof(T)) {  // whole: one load, most significant byte first
+      size_ -= sizeof(T);
+      std::memcpy(&value, data_ + size_, sizeof(T));
+      if constexpr (sizeof(T) == 2) value = __builtin_bswap16(value);
+      if constexpr (sizeof(T) == 4) value = __builtin_bswap32(value);
+      if constexpr (sizeof(T) == 8) value = __builtin_bswap64(value);
+      return static_cast<T>(value);
+    }
     for (size_t i = 0; i < sizeof(T); ++i) {
       const U byte = size_ > 0 ? data_[--size_] : 0;
       value = static_cast<U>(value | static_cast<U>(byte << (8 * i)));
@@ -69,6 +78,17 @@ class FuzzWriter {
     std::vector<uint8_t> out(kept);
     for (size_t i = 0; i < kept; ++i) out[i] = reversed_[kept - 1 - i];
     return out;
+  }
+
+  // bytes() written to `out` without a heap block: how many, or kTooLong when more than `max`.
+  static constexpr size_t kTooLong = SIZE_MAX;
+  size_t write_to(uint8_t* out, size_t max) const {
+    if (size_ > kCapacity) return 0;  // as bytes(): nothing
+    size_t kept = size_;
+    while (kept > 0 && reversed_[kept - 1] == 0) --kept;
+    if (kept > max) return kTooLong;
+    for (size_t i = 0; i < kept; ++i) out[i] = reversed_[kept - 1 - i];
+    return kept;
   }
 
  private:

@@ -241,11 +241,12 @@ bool read_child_finding(int fd, dlc::Finding* f) {
 
 dlc::Rule known_bug_of(const dlc::LoadedPlugin& consumer, const Built& built, bool* valid) {
   if (valid != nullptr) *valid = false;
-  if (consumer.name() != under_test().name) return dlc::Rule::none;
+  if (under_test().name != consumer.table->name) return dlc::Rule::none;  // no string copy
   const dlc::abi::StructKind kind = dlc::abi::struct_kind_of_name(built.handoff.name);
   dlc::Rule edges[kMaxEdges];
   const int n = current_input() != nullptr ? valid_edges(*current_input(), edges) : 0;
   dlc::ValidateOptions options;
+  options.words = false;  // the rules route the input; a finding's words come from the judge
   options.consumer_version = consumer.table->dlpack_version;
   // An ndim above a consumer's own limit breaks no DLPack rule; the validator must go on to the
   // rules the input does break (a NULL shape at ndim 40, which NumPy reads).

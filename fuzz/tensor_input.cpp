@@ -110,8 +110,9 @@ TensorInput decode(const uint8_t* data, size_t size) {
   return in;
 }
 
-std::vector<uint8_t> encode(const TensorInput& in) {
-  FuzzWriter w;
+namespace {
+
+void write_input(const TensorInput& in, FuzzWriter& w) {
   w.put(in.layout)
       .put(minus(in.version.major, kBaseMajor))
       .put(minus(in.version.minor, kBaseMinor))
@@ -127,6 +128,13 @@ std::vector<uint8_t> encode(const TensorInput& in) {
   for (int i = 0; i < explicit_dims(in.ndim); ++i) {
     w.put(minus<int64_t>(in.shape[i], 1)).put(minus<int64_t>(in.strides[i], 1));
   }
+}
+
+}  // namespace
+
+std::vector<uint8_t> encode(const TensorInput& in) {
+  FuzzWriter w;
+  write_input(in, w);
   return w.bytes();
 }
 
@@ -200,8 +208,9 @@ StoragePlan plan_storage(const TensorInput& in, bool versioned, bool device_back
   p.padded = versioned && (in.flags & dlc::abi::kFlagSubbytePadded) != 0;
   const bool strides_given = !(in.layout & kStridesNull);
   const int64_t dims = std::max<int64_t>(in.ndim, 0);
-  int64_t shape[kMaxBackedNdim];
-  int64_t strides[kMaxBackedNdim];
+  // Static, as in build_tensor: one plan at a time, and no 16 KiB frame for ASan to clear.
+  static int64_t shape[kMaxBackedNdim];
+  static int64_t strides[kMaxBackedNdim];
   for (int64_t i = 0; i < dims; ++i) {
     shape[i] = in.extent(i);
     strides[i] = in.stride(i);
@@ -346,12 +355,14 @@ size_t custom_mutate(uint8_t* data, size_t size, size_t max_size, unsigned int s
   TensorInput in = decode(data, size);
   const unsigned rounds = 1 + rng() % 3;
   for (unsigned i = 0; i < rounds; ++i) mutate_to_edge(in, rng, hints);
-  const std::vector<uint8_t> out = encode(in);
-  if (out.size() > max_size) {
+  // Encoded in place: no heap block per mutation.
+  FuzzWriter w;
+  write_input(in, w);
+  const size_t written = w.write_to(data, max_size);
+  if (written == FuzzWriter::kTooLong) {
     return LLVMFuzzerMutate != nullptr ? LLVMFuzzerMutate(data, size, max_size) : size;
   }
-  if (!out.empty()) std::memcpy(data, out.data(), out.size());
-  return out.size();
+  return written;
 }
 
 }  // namespace dlc_fuzz

@@ -53,15 +53,17 @@ const char* allowed_bits(uint8_t code, uint8_t bits) {
 
 class Checker {
  public:
-  explicit Checker(ValidateResult* r) : r_(r) {}
-  // Records a violation (or a note) and returns a writer for its message.
+  Checker(ValidateResult* r, bool words) : r_(r), words_(words) {}
+  // Records a violation (or a note) and returns a writer for its message: one that writes
+  // nothing where the caller wants the rules only.
   SafeText add(Rule rule, bool note = false) {
     static char overflow[sizeof Violation::message];
     if (r_->count == ValidateResult::kMaxViolations) return SafeText(overflow, sizeof overflow);
     Violation& v = r_->violations[r_->count++];
     v.rule = rule;
     v.note = note;
-    return SafeText(v.message, sizeof v.message);
+    v.message[0] = '\0';
+    return SafeText(v.message, words_ ? sizeof v.message : 0);
   }
   // A MUST violation that binds consumers too: one that binds producers only (DEV-2) does not
   // stop the checks a consumer's import is judged by.
@@ -75,6 +77,7 @@ class Checker {
 
  private:
   ValidateResult* r_;
+  bool words_;
 };
 
 void check_tensor(const abi::Tensor& t, bool versioned, DLCVersion version, uint64_t flags,
@@ -273,7 +276,7 @@ void validate(const DLCHandoff& handoff, const ValidateOptions& o, ValidateResul
   r->size_band = false;
   r->count = 0;
   r->observation = DLCObservation{};
-  Checker c(r);
+  Checker c(r, o.words);
   // 1. The capsule (LIFE-1, LIFE-8).
   int32_t kind = raw_kind;
   if (handoff.name != nullptr) {
