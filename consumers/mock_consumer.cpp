@@ -365,7 +365,11 @@ int consume(void*, DLCHandoff* handoff, const DLCRequest*, DLCObservation* obs, 
     return refuse(t, err, err_len, "expected compact strides on extent-1 axes");
   }
   if (kBug == DLC_BUG_reads_null_shape && tensor->ndim == 0) {
-    obs->shape[0] = *static_cast<volatile int64_t*>(tensor->shape);  // NULL is allowed at ndim 0
+    // NULL is allowed at ndim 0. The read is asm, so that it faults in every build (UBSan would
+    // report a load of NULL first in a sanitized one, and the matrix would name it two ways).
+    int64_t first = 0;
+    asm volatile("movq (%1), %0" : "=r"(first) : "r"(tensor->shape) : "memory");
+    obs->shape[0] = first;
   }
   for (int i = 0; i < tensor->ndim && i < 32; ++i) {
     obs->shape[i] = tensor->shape[i];
