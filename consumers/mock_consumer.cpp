@@ -123,6 +123,23 @@ DLC_AS_FOREIGN_CODE void call_deleter(Imported& t) {
 // A sub-byte float of DLPack 1.1 (float6_e2m3fn, float6_e3m2fn, float4_e2m1fn), by its code.
 bool is_narrow_float(const DLTensor& t) { return t.dtype.code >= 15 && t.dtype.code <= 17; }
 
+bool has_zero_extent(const DLTensor& t) {
+  for (int i = 0; i < t.ndim; ++i) {
+    if (t.shape[i] == 0) return true;
+  }
+  return false;
+}
+
+// An extent-1 axis whose stride differs from the row-major one (any stride is valid there).
+bool has_odd_unit_stride(const DLTensor& t) {
+  int64_t compact = 1;  // the row-major stride of axis i, built from the last axis backwards
+  for (int i = t.ndim - 1; i >= 0 && t.strides != nullptr; --i) {
+    if (t.shape[i] == 1 && t.strides[i] != compact) return true;
+    if (i > 0) compact *= t.shape[i];  // not past the first axis, whose product nothing needs
+  }
+  return false;
+}
+
 DLTensor* tensor_of(const Imported& t) {
 #if DLC_HDR_MAJOR >= 1
   if (t.kind == DLC_STRUCT_VERSIONED) {
@@ -326,7 +343,8 @@ int consume(void*, DLCHandoff* handoff, const DLCRequest*, DLCObservation* obs, 
     // The planted width bug takes a narrow float of any width (DT-1: float6 is 6 bits, float4 4).
     const bool planted_blind_spot =
         (kBug == DLC_BUG_accept_invalid && v.rule == dlc::Rule::DT_2) ||
-        (kBug == DLC_BUG_skips_width_check && v.rule == dlc::Rule::DT_1 && is_narrow_float(*tensor));
+        (kBug == DLC_BUG_skips_width_check && v.rule == dlc::Rule::DT_1 &&
+         is_narrow_float(*tensor));
     // The planted hardening bug: its size check aborts on an overflowing shape (LAY-10), a fault
     // on a tensor no conformant producer makes.
     if (kBug == DLC_BUG_abort_overflow && fatal && v.rule == dlc::Rule::LAY_10) std::abort();
@@ -349,20 +367,16 @@ int consume(void*, DLCHandoff* handoff, const DLCRequest*, DLCObservation* obs, 
   }
   // The three below refuse or misread valid tensors that the peers' tests exercise: a size-0
   // array, an extent-1 axis whose stride is not the compact one, a 0-d array with NULL shape.
-  bool zero_size = false;
-  bool odd_unit_stride = false;
-  for (int i = 0; i < tensor->ndim; ++i) {
-    zero_size = zero_size || tensor->shape[i] == 0;
-    int64_t compact = 1;
-    for (int j = i + 1; j < tensor->ndim; ++j) compact *= tensor->shape[j];
-    odd_unit_stride = odd_unit_stride || (tensor->shape[i] == 1 && tensor->strides != nullptr &&
-                                          tensor->strides[i] != compact);
+  // Only their plugins look (every other import stays as it was).
+  if constexpr (kBug == DLC_BUG_refuses_zero_size) {
+    if (has_zero_extent(*tensor)) {
+      return refuse(t, err, err_len, "size-0 tensors are not supported");
+    }
   }
-  if (kBug == DLC_BUG_refuses_zero_size && zero_size) {
-    return refuse(t, err, err_len, "size-0 tensors are not supported");
-  }
-  if (kBug == DLC_BUG_refuses_unit_axis_stride && odd_unit_stride) {
-    return refuse(t, err, err_len, "expected compact strides on extent-1 axes");
+  if constexpr (kBug == DLC_BUG_refuses_unit_axis_stride) {
+    if (has_odd_unit_stride(*tensor)) {
+      return refuse(t, err, err_len, "expected compact strides on extent-1 axes");
+    }
   }
   if (kBug == DLC_BUG_reads_null_shape && tensor->ndim == 0) {
     // NULL is allowed at ndim 0. The read is asm, so that it faults in every build (UBSan would

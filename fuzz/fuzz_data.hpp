@@ -72,26 +72,32 @@ class FuzzWriter {
   // The input. Leading zero bytes (the last values put, if zero) are dropped: FuzzData reads
   // missing bytes as zeros, so a decoder that never asks how much is left reads the same values.
   std::vector<uint8_t> bytes() const {
-    if (size_ > kCapacity) return {};
-    size_t kept = size_;
-    while (kept > 0 && reversed_[kept - 1] == 0) --kept;
-    std::vector<uint8_t> out(kept);
-    for (size_t i = 0; i < kept; ++i) out[i] = reversed_[kept - 1 - i];
+    std::vector<uint8_t> out(kept());
+    reverse_into(out.data(), out.size());
     return out;
   }
 
   // bytes() written to `out` without a heap block: how many, or kTooLong when more than `max`.
   static constexpr size_t kTooLong = SIZE_MAX;
   size_t write_to(uint8_t* out, size_t max) const {
-    if (size_ > kCapacity) return 0;  // as bytes(): nothing
-    size_t kept = size_;
-    while (kept > 0 && reversed_[kept - 1] == 0) --kept;
-    if (kept > max) return kTooLong;
-    for (size_t i = 0; i < kept; ++i) out[i] = reversed_[kept - 1 - i];
-    return kept;
+    const size_t n = kept();
+    if (n > max) return kTooLong;
+    reverse_into(out, n);
+    return n;
   }
 
  private:
+  // How many bytes the output keeps (see bytes()): none after an overflow.
+  size_t kept() const {
+    if (size_ > kCapacity) return 0;
+    size_t n = size_;
+    while (n > 0 && reversed_[n - 1] == 0) --n;
+    return n;
+  }
+  void reverse_into(uint8_t* out, size_t n) const {
+    for (size_t i = 0; i < n; ++i) out[i] = reversed_[n - 1 - i];
+  }
+
   uint8_t reversed_[kCapacity];
   size_t size_ = 0;
 };

@@ -98,8 +98,8 @@ def negotiation(fw, ask):
             return outcome(malformed, "")
         target = kwargs.get("dl_device")
         other = target is not None and tuple(target) != tuple(fw.device)  # own: the validator's
-        if other and tuple(bridge.capsule_device(capsule)) != tuple(target):
-            found = tuple(bridge.capsule_device(capsule))
+        found = tuple(bridge.capsule_device(capsule)) if other else None
+        if other and found != tuple(target):
             del capsule
             return outcome(bridge.make_finding(
                 "producer-violation", "STRM-3", f"expected a tensor on {tuple(target)} for "

@@ -138,7 +138,7 @@ class Array:
         if self.planted == "caches-one-struct":
             self.cached = cap._managed(capsule)
         if self.planted == "returns-bytes":  # the struct's bytes, where a capsule was due
-            name, address = cap._managed(capsule)
+            _, address = cap._managed(capsule)
             return ctypes.string_at(address, ctypes.sizeof(
                 cap.DLManagedTensorVersioned if versioned else cap.DLManagedTensor))
         return capsule
