@@ -123,7 +123,7 @@ DLC_AS_FOREIGN_CODE void call_deleter(Imported& t) {
 // A sub-byte float of DLPack 1.1 (float6_e2m3fn, float6_e3m2fn, float4_e2m1fn), by its code.
 bool is_narrow_float(const DLTensor& t) { return t.dtype.code >= 15 && t.dtype.code <= 17; }
 
-bool has_zero_extent(const DLTensor& t) {
+[[maybe_unused]] bool has_zero_extent(const DLTensor& t) {
   for (int i = 0; i < t.ndim; ++i) {
     if (t.shape[i] == 0) return true;
   }
@@ -131,7 +131,7 @@ bool has_zero_extent(const DLTensor& t) {
 }
 
 // An extent-1 axis whose stride differs from the row-major one (any stride is valid there).
-bool has_odd_unit_stride(const DLTensor& t) {
+[[maybe_unused]] bool has_odd_unit_stride(const DLTensor& t) {
   int64_t compact = 1;  // the row-major stride of axis i, built from the last axis backwards
   for (int i = t.ndim - 1; i >= 0 && t.strides != nullptr; --i) {
     if (t.shape[i] == 1 && t.strides[i] != compact) return true;
