@@ -63,6 +63,7 @@
 #define DLC_BUG_refuses_zero_size 28
 #define DLC_BUG_refuses_unit_axis_stride 29
 #define DLC_BUG_reads_null_shape 30
+#define DLC_BUG_refuses_zero_strides 31
 #ifndef DLC_BUG
 #define DLC_BUG none
 #endif
@@ -126,6 +127,14 @@ bool is_narrow_float(const DLTensor& t) { return t.dtype.code >= 15 && t.dtype.c
 [[maybe_unused]] bool has_zero_extent(const DLTensor& t) {
   for (int i = 0; i < t.ndim; ++i) {
     if (t.shape[i] == 0) return true;
+  }
+  return false;
+}
+
+// A zero (broadcast) stride on an axis of more than one element.
+[[maybe_unused]] bool has_broadcast_axis(const DLTensor& t) {
+  for (int i = 0; i < t.ndim && t.strides != nullptr; ++i) {
+    if (t.strides[i] == 0 && t.shape[i] > 1) return true;
   }
   return false;
 }
@@ -365,9 +374,9 @@ int consume(void*, DLCHandoff* handoff, const DLCRequest*, DLCObservation* obs, 
   if (kBug == DLC_BUG_reject_valid && tensor->ndim > 1) {
     return refuse(t, err, err_len, "only 1-D tensors are supported");
   }
-  // The three below refuse or misread valid tensors that the peers' tests exercise: a size-0
-  // array, an extent-1 axis whose stride is not the compact one, a 0-d array with NULL shape.
-  // Only their plugins look (every other import stays as it was).
+  // The four below refuse or misread valid tensors that the peers' tests exercise: a size-0
+  // array, an extent-1 axis whose stride is not the compact one, a broadcast axis, a 0-d array
+  // with NULL shape. Only their plugins look (every other import stays as it was).
   if constexpr (kBug == DLC_BUG_refuses_zero_size) {
     if (has_zero_extent(*tensor)) {
       return refuse(t, err, err_len, "size-0 tensors are not supported");
@@ -376,6 +385,11 @@ int consume(void*, DLCHandoff* handoff, const DLCRequest*, DLCObservation* obs, 
   if constexpr (kBug == DLC_BUG_refuses_unit_axis_stride) {
     if (has_odd_unit_stride(*tensor)) {
       return refuse(t, err, err_len, "expected compact strides on extent-1 axes");
+    }
+  }
+  if constexpr (kBug == DLC_BUG_refuses_zero_strides) {
+    if (has_broadcast_axis(*tensor)) {
+      return refuse(t, err, err_len, "zero strides are not supported");
     }
   }
   if (kBug == DLC_BUG_reads_null_shape && tensor->ndim == 0) {

@@ -81,4 +81,9 @@ PyObject* judge_asks(PyObject*, PyObject* args);
 PyObject* judge_write_through(PyObject*, PyObject* args);
 PyObject* judge_used_capsule(PyObject*, PyObject* args);
 
+// bridge_release.cpp: release_while_raising(obj): obj.__dlpack__()'s capsule dropped unconsumed
+// while a RuntimeError is pending; (kept, what was pending after it); kept is None when
+// __dlpack__ returned no capsule.
+PyObject* release_while_raising(PyObject*, PyObject* args);
+
 }  // namespace dlc::bridge

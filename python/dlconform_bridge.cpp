@@ -321,6 +321,7 @@ PyObject* consume(PyObject*, PyObject* args, PyObject* kwargs) {
   request.copy = copy == Py_None ? -1 : (PyObject_IsTrue(copy) ? 1 : 0);
   request.tensor.device = want_device;
   dlc::ExpectedTensor want;
+  std::string encoding_text;  // what want.encoding points at
   if (expected != nullptr && expected != Py_None && PyDict_Check(expected)) {
     PyObject* shape = PyDict_GetItemString(expected, "shape");
     if (shape != nullptr && PyTuple_Check(shape)) {
@@ -342,6 +343,15 @@ PyObject* consume(PyObject*, PyObject* args, PyObject* kwargs) {
     want.digest_known = PyDict_GetItemString(expected, "digest") != nullptr;
     want.digest = get_ull(expected, "digest");
     want.elements = get_ull(expected, "elements");
+    // The values stored in another element encoding (judge.h): DT-3 when that is what is read.
+    PyObject* encoding = PyDict_GetItemString(expected, "encoding");
+    if (encoding != nullptr && PyUnicode_Check(encoding) &&
+        PyDict_GetItemString(expected, "encoding_digest") != nullptr) {
+      want.encoding_digest_known = true;
+      want.encoding_digest = get_ull(expected, "encoding_digest");
+      encoding_text = utf8(encoding);
+      want.encoding = encoding_text.c_str();
+    }
   }
   dlc::HandoffFacts hf;
   hf.request = &request;
@@ -381,11 +391,29 @@ PyObject* consume(PyObject*, PyObject* args, PyObject* kwargs) {
   // LIFE-3: exactly one deleter call (through the trampoline, to the framework's deleter), now
   // that everything has been read; the ledger confirms it.
   dlc::delete_unclaimed(handoff);
-  PyObject* calls = PyLong_FromUnsignedLong(host().ledger.calls(pointer));
+  dlc::DestructorFacts df;
+  df.used_name = versioned ? "used_dltensor_versioned" : "used_dltensor";
+  df.calls_before = host().ledger.calls(pointer);
+  PyObject* calls = PyLong_FromUnsignedLong(df.calls_before);
   PyDict_SetItemString(result, "deleter_calls", calls);
   Py_DECREF(calls);
+  {
+    // The last reference, as a rule: the producer's destructor runs now, and must leave the
+    // deleter of a used_* capsule alone (LIFE-2). The ledger counts, and does not forward, a
+    // second call.
+    dlc::ScopedPhase phase("the producer's capsule destructor", producer, dlc::Party::producer);
+    Py_DECREF(capsule);
+  }
+  df.calls_after = host().ledger.calls(pointer);
   host().ledger.forget(pointer);
-  Py_DECREF(capsule);
+  if (!f.any()) {
+    dlc::judge_destructor(df, &f);
+    if (f.any()) {
+      PyObject* finding = finding_tuple(f);
+      PyDict_SetItemString(result, "finding", finding);
+      Py_DECREF(finding);
+    }
+  }
   return result;
 }
 
@@ -751,6 +779,9 @@ PyMethodDef module_methods[] = {
      "capsule_data(capsule): the address of the tensor's first element (data + byte_offset)."},
     {"judge_asks", judge_asks, METH_VARARGS,
      "judge_asks(calls, facts): how a consumer called __dlpack__ (VER-5, STRM-1/3/4)."},
+    {"release_while_raising", release_while_raising, METH_VARARGS,
+     "release_while_raising(obj): (kept, pending): obj.__dlpack__()'s capsule dropped unconsumed "
+     "while a RuntimeError is pending, and whether it still is."},
     {"judge_used_capsule", judge_used_capsule, METH_VARARGS,
      "judge_used_capsule(facts): a capsule consumed already, handed again (LIFE-8)."},
     {"judge_write_through", judge_write_through, METH_VARARGS,

@@ -59,8 +59,9 @@ from dlconform_asks import plan_consumer_calls
 from dlconform_devices import on_device, plan_device_cases
 from dlconform_imports import (expected_of, framework_imports, late_refusal, logical,
                                used_capsule)
-from dlconform_negotiation import (DEVICE_SHAPES, NEGOTIATION, STREAM_ASKS, device_answer,
-                                   exporter_bad_input, negotiation, xapi)
+from dlconform_negotiation import (NEGOTIATION, STREAM_ASKS, device_answer, device_asks,
+                                   dropped_during_exception, exporter_bad_input, negotiation,
+                                   xapi)
 from dlconform_parties import environment_frameworks, libraries_under_test
 from dlconform_workers import (Case, HeldCapsule, adapter_raised, ask_capsule, capsule_finding,
                                clean, device_finding, outcome, released, run_all, takes_layout)
@@ -186,6 +187,9 @@ def narrow_float_codes(np, dtype):
         stored = bits.to_bytes((8 * width + 7) // 8, "little")
     expected = {"shape": (8,), "dtype": dtype, "digest": bridge.digest(stored),
                 "elements": 8 if width >= 8 else len(stored), "read_only": False}
+    if width < 8:  # what a consumer reads of elements stored one per byte (DT-3, not LAY-4)
+        expected.update(encoding="one element per byte, not packed",
+                        encoding_digest=bridge.digest(codes.tobytes()[:len(stored)]))
     return codes, expected
 
 
@@ -581,10 +585,14 @@ def plan(frameworks, producers_dir, env):
                 cases.append(Case(f"negotiation/{env}/{own}/{label}", "negotiation",
                                   fw.name.split(".")[0], own, "dlconform-caller", "v1.3", label,
                                   negotiation(fw, ask), "VER-4", (fw,)))
-            for suffix, shape in DEVICE_SHAPES:
+            cases.append(Case(f"negotiation/{env}/{own}/dropped-during-exception", "negotiation",
+                              fw.name.split(".")[0], own, "dlconform-caller", "v1.3",
+                              "dropped-during-exception", dropped_during_exception(fw), "LIFE-2",
+                              (fw,)))
+            for suffix, build in device_asks(fw, not on_device(fw)):
                 cases.append(Case(f"negotiation/{env}/{own}/__dlpack_device__{suffix}",
                                   "negotiation", fw.name.split(".")[0], own, "dlconform-caller",
-                                  "v1.3", f"__dlpack_device__{suffix}", device_answer(fw, shape),
+                                  "v1.3", f"__dlpack_device__{suffix}", device_answer(fw, build),
                                   "DEV-1" if on_device(fw) else "DEV-2", (fw,)))
         for api in sorted(fw.legacy_exports):  # its own exporters, handed no array of its
             cases.append(Case(f"negotiation/{env}/{own}/{api}/bad-input", "negotiation",

@@ -26,12 +26,16 @@ def settle(mock):
 def expected_of(fw, value):
     """What fw says the tensor is: shape, dtype, the digest of its values in logical order."""
     array = fw.to_np(value)
+    other_order = {}
     if not array.dtype.isnative:  # the values a consumer must read, in this machine's order
+        # and what it reads when the producer exports the bytes as they are (DT-3, not LAY-4)
+        other_order = {"encoding": "in the other byte order (non-native data exported as native)",
+                       "encoding_digest": bridge.digest(logical(fw.np, array).tobytes())}
         array = array.astype(array.dtype.newbyteorder("="))
     contiguous = logical(fw.np, array)
     return {"shape": tuple(int(e) for e in array.shape), "dtype": DTYPES.get(array.dtype.name),
             "digest": bridge.digest(contiguous.tobytes()), "elements": int(contiguous.size),
-            "read_only": fw.writable(value) is False and fw.writable_concept}
+            "read_only": fw.writable(value) is False and fw.writable_concept, **other_order}
 
 
 def framework_imports(fw, producer_path, entry, profile, api=None, versioned_capsule=False,

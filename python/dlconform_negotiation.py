@@ -8,16 +8,21 @@ dlconform_frameworks.py (the cases negotiation/ENV/FW/ASK and xapi/ENV/FW/CHECK)
       the array's own memory (STRM-4) and IS_COPIED (FLAG-2); the capsule dropped unconsumed
       releases the array (LIFE-2).
   negotiation/ENV/A@V/API/bad-input   A's own exporter handed None: it must raise.
-  negotiation/ENV/A@V/__dlpack_device__   two integers, (1, 0) for a CPU array (DEV-1, DEV-2).
+  negotiation/ENV/A@V/__dlpack_device__[/0-d|/size-0|/view|/import]   two integers, (1, 0) for
+      a CPU array (DEV-1, DEV-2), the same for a 0-d, a size-0 and a transposed array and for
+      A's import of a NumPy array (a raise is unexpected-exception DEV-1).
+  negotiation/ENV/A@V/dropped-during-exception   a capsule dropped unconsumed while a RuntimeError
+      propagates: the exception kept, the array released (LIFE-2).
   xapi/ENV/A@V/CHECK          the C exchange API table on A's type (XAPI-1 to XAPI-5)."""
+import gc
 import sys
 
 import _dlconform as bridge
-from dlconform_adapter import make_array
+from dlconform_adapter import Unsupported, make_array
 from dlconform_imports import expected_of
 from dlconform_workers import (HeldCapsule, adapter_raised, buffer_error_finding, capsule_finding,
-                               clean, device_of, error_words, export_address, is_capsule, outcome,
-                               released, signature_finding, wrong_refusal)
+                               clean, device_ints, device_of, error_words, export_address,
+                               is_capsule, outcome, released, signature_finding, wrong_refusal)
 
 NEGOTIATION = [("max_version=none", ()), ("max_version=0.8", (("max_version", (0, 8)),)),
                ("max_version=1.0", (("max_version", (1, 0)),)),
@@ -96,14 +101,22 @@ def negotiation(fw, ask):
         malformed = capsule_finding(fw.label, capsule, kwargs)
         if malformed is not None:
             return outcome(malformed, "")
+        # The capsule is on the device asked for, else on the array's own (dl_device=None: "the
+        # exported capsule should be on the same device as self is"; DLTensor.device says where
+        # the data is, DEV-1).
         target = kwargs.get("dl_device")
-        other = target is not None and tuple(target) != tuple(fw.device)  # own: the validator's
-        found = tuple(bridge.capsule_device(capsule)) if other else None
-        if other and found != tuple(target):
+        want = tuple(target) if target is not None else own_device(value)
+        found = tuple(bridge.capsule_device(capsule))
+        if want is not None and found != want:
             del capsule
+            if target is None:
+                return outcome(bridge.make_finding(
+                    "producer-violation", "DEV-1", f"expected a capsule on the device the array's "
+                    f"__dlpack_device__() answers, {want}, for __dlpack__() without dl_device but "
+                    f"found one on {found}"), "")
             return outcome(bridge.make_finding(
-                "producer-violation", "STRM-3", f"expected a tensor on {tuple(target)} for "
-                f"__dlpack__(dl_device={tuple(target)}), or BufferError, but found a capsule on "
+                "producer-violation", "STRM-3", f"expected a tensor on {want} for "
+                f"__dlpack__(dl_device={want}), or BufferError, but found a capsule on "
                 f"{found}"), "")
         if malformed_ask:
             return malformed_ask_answered(fw, value, capsule, kwargs["max_version"])
@@ -132,6 +145,48 @@ def negotiation(fw, ask):
         return ("pass", "", "", "", f"{seen['answer']}; dropped unconsumed, the array released")
     return body
 
+
+
+def dropped_during_exception(fw):
+    """A capsule of fw's dropped unconsumed while a RuntimeError propagates (NumPy's
+    test_dlpack_destructor_exception): the destructor leaves the exception as it was and
+    releases the array (LIFE-2)."""
+    def body():
+        value = plain_array(fw, (2, 2))
+        gc.collect()  # a cycle that still holds the new array would hide a leak when collected
+        before = sys.getrefcount(value)
+        try:
+            kept, pending = bridge.release_while_raising(value)
+        except Exception as e:  # the export itself: the max_version rows judge it
+            return ("skip", "", "", "", f"n/a: __dlpack__() raised {type(e).__name__}: "
+                    f"{clean(e)[:160]}")
+        if kept is None:  # no capsule at all: the max_version rows judge that
+            return ("skip", "", "", "", f"n/a: {pending}")
+        if not kept:
+            # The spec's example destructor saves it: SHOULD, derived. A destructor that fails
+            # on the pending exception may or may not get to the deleter (Warp's, from one run
+            # to the next): the lost exception is the finding, whatever became of the array.
+            return outcome(bridge.make_finding(
+                "producer-violation", "LIFE-2", f"expected the RuntimeError pending while "
+                f"{fw.label}'s unconsumed capsule died to survive its destructor but found "
+                f"{clean(pending)[:160]}"), "")
+        if not released(value, before):  # the deleter not called: MUST (python_spec.rst)
+            return outcome(bridge.make_finding(
+                "deleter-leaks", "LIFE-2", f"expected the capsule's destructor to release "
+                f"{fw.label}'s array when the capsule died during an exception but the array "
+                f"kept {sys.getrefcount(value) - before} more reference(s)"), "")
+        return ("pass", "", "", "", "dropped unconsumed during a RuntimeError: the exception "
+                "kept, the array released")
+    return body
+
+
+def own_device(value):
+    """The array's own __dlpack_device__() as two ints; None where it raises or answers no pair
+    (the __dlpack_device__ cases judge that)."""
+    try:
+        return device_ints(value.__dlpack_device__())
+    except Exception:
+        return None
 
 
 def spoken_version(value, capsule, asked):
@@ -214,11 +269,32 @@ def exporter_bad_input(fw, api):
 DEVICE_SHAPES = (("", (2, 2)), ("/0-d", ()), ("/size-0", (0, 2)))
 
 
-def device_answer(fw, shape=(2, 2)):
-    """__dlpack_device__() of an array: two integers (DEV-1: a device type it names at all), the
-    device its arrays live on: (1, 0) for a CPU array (DEV-2: device_id 0 on the CPU)."""
+def device_asks(fw, host):
+    """(suffix, build) of each array __dlpack_device__ is asked of: the shapes above, a
+    transposed view where fw makes one, and fw's import of a NumPy array where fw imports on the
+    host (the peers' P-30: the same answer for views and imports)."""
+    asks = [(suffix, lambda shape=shape: plain_array(fw, shape)) for suffix, shape in DEVICE_SHAPES]
+    if "T" in fw.views:
+        asks.append(("/view", lambda: fw.view(plain_array(fw, (3, 4)), "T")))
+    if fw.imports and host:
+        asks.append(("/import", lambda: imported_array(fw)))
+    return asks
+
+
+def imported_array(fw):
+    """fw's import of a NumPy array (its import is judged elsewhere: a refusal is no case here)."""
+    try:
+        return fw.import_(fw.np.ones((2, 2), "float32"))
+    except Exception as e:
+        raise Unsupported(f"its import of a NumPy array failed: {type(e).__name__}") from None
+
+
+def device_answer(fw, build=None):
+    """__dlpack_device__() of an array (build's, else a 2x2 one): two integers (DEV-1: a device
+    type it names at all), the device its arrays live on: (1, 0) for a CPU array (DEV-2: device_id
+    0 on the CPU)."""
     def body():
-        value = plain_array(fw, shape)
+        value = build() if build is not None else plain_array(fw, (2, 2))
         answer = device_of(fw.label, value)
         want = tuple(fw.device)
         if answer != want:

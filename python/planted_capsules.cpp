@@ -1,4 +1,4 @@
-// _dlconform_planted_capsules: the capsule destructor of python/planted_producers.py, in C
+// _dlconform_planted_capsules: the capsule destructors of python/planted_producers.py, in C
 // because a capsule may die while an exception propagates, where a ctypes callback cannot run.
 // It does what DLPack's Python spec asks of a producer: a capsule that dies unconsumed (still
 // named dltensor or dltensor_versioned) calls its struct's deleter; a used_* one does not. The
@@ -12,23 +12,14 @@
 
 namespace {
 
-void delete_if_unconsumed(PyObject* capsule) {
-  const char* name = PyCapsule_GetName(capsule);
-  if (name == nullptr) {
-    PyErr_Clear();
-    return;
-  }
-  const bool legacy = std::strcmp(name, "dltensor") == 0;
-  const bool versioned = std::strcmp(name, "dltensor_versioned") == 0;
-  if (!legacy && !versioned) return;  // consumed: the deleter is the consumer's to call
+// Calls the deleter of the struct at `pointer`, with any pending exception set aside (the deleter
+// may be Python code).
+void call_deleter(void* pointer, bool versioned) {
   PyObject* type = nullptr;
   PyObject* value = nullptr;
   PyObject* traceback = nullptr;
   PyErr_Fetch(&type, &value, &traceback);
-  void* pointer = PyCapsule_GetPointer(capsule, name);
-  if (pointer == nullptr) {
-    PyErr_Clear();
-  } else if (versioned) {
+  if (versioned) {
     auto* managed = static_cast<DLManagedTensorVersioned*>(pointer);
     if (managed->deleter != nullptr) managed->deleter(managed);
   } else {
@@ -38,14 +29,65 @@ void delete_if_unconsumed(PyObject* capsule) {
   PyErr_Restore(type, value, traceback);
 }
 
+// The pointer a capsule holds under its own name, or nullptr (no error left set).
+void* pointer_of(PyObject* capsule, const char* name) {
+  void* pointer = name != nullptr ? PyCapsule_GetPointer(capsule, name) : nullptr;
+  if (pointer == nullptr) PyErr_Clear();
+  return pointer;
+}
+
+void delete_if_unconsumed(PyObject* capsule) {
+  const char* name = PyCapsule_GetName(capsule);
+  if (name == nullptr) {
+    PyErr_Clear();
+    return;
+  }
+  const bool versioned = std::strcmp(name, "dltensor_versioned") == 0;
+  if (!versioned && std::strcmp(name, "dltensor") != 0) return;  // consumed: not ours to delete
+  if (void* pointer = pointer_of(capsule, name)) call_deleter(pointer, versioned);
+}
+
+// The planted defect of name-blind-destructor (LIFE-2): the deleter is called whatever the name,
+// so a capsule its consumer renamed used_* and deleted is deleted again.
+void delete_whatever_the_name(PyObject* capsule) {
+  const char* name = PyCapsule_GetName(capsule);
+  void* pointer = pointer_of(capsule, name);
+  if (pointer == nullptr) return;
+  const size_t length = std::strlen(name);
+  const size_t suffix = std::strlen("dltensor_versioned");  // of both its names, used or not
+  call_deleter(pointer,
+               length >= suffix && std::strcmp(name + length - suffix, "dltensor_versioned") == 0);
+}
+
 // destructor(): the address of the destructor, for PyCapsule_New through ctypes.
 PyObject* destructor(PyObject*, PyObject*) {
   return PyLong_FromUnsignedLongLong(reinterpret_cast<uintptr_t>(&delete_if_unconsumed));
 }
 
+// The planted defect of destructor-clears-exception (LIFE-2): it clears whatever error is
+// pending before it deletes, so an exception in flight while the capsule dies is lost.
+void delete_clearing_errors(PyObject* capsule) {
+  PyErr_Clear();
+  delete_if_unconsumed(capsule);
+}
+
+// clearing_destructor(): the address of that one.
+PyObject* clearing_destructor(PyObject*, PyObject*) {
+  return PyLong_FromUnsignedLongLong(reinterpret_cast<uintptr_t>(&delete_clearing_errors));
+}
+
+// name_blind_destructor(): the address of the planted one.
+PyObject* name_blind_destructor(PyObject*, PyObject*) {
+  return PyLong_FromUnsignedLongLong(reinterpret_cast<uintptr_t>(&delete_whatever_the_name));
+}
+
 PyMethodDef module_methods[] = {
     {"destructor", destructor, METH_NOARGS,
      "The address of a PyCapsule_Destructor that calls the deleter of an unconsumed capsule."},
+    {"clearing_destructor", clearing_destructor, METH_NOARGS,
+     "The address of a planted PyCapsule_Destructor that clears a pending exception first."},
+    {"name_blind_destructor", name_blind_destructor, METH_NOARGS,
+     "The address of a planted PyCapsule_Destructor that calls the deleter whatever the name."},
     {nullptr, nullptr, 0, nullptr}};
 
 PyModuleDef module_def = {PyModuleDef_HEAD_INIT,

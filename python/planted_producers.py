@@ -40,6 +40,23 @@ correct one has no finding.
                        4 and 6 bits)
   unknown-dtype-code   states its float32 data with type code 99, no DLDataTypeCode (DT-2)
   zero-lanes           states its float32 data with 0 lanes (DT-1)
+  bool-as-uint8        states its bool arrays as 8-bit unsigned integers, not type code 6 (DT-1)
+  complex-part-width   states its complex arrays with the width of one part (complex64 as 32
+                       bits), where `bits` is the pair's (DT-3)
+  device-of-first-element  finds a size-0 array's device by its first element, which it lacks:
+                       __dlpack_device__() raises IndexError there (DEV-1); __dlpack__ is right
+  capsule-on-other-device  says (1, 0) in __dlpack_device__ but states kDLCUDAHost (3, 0) in every
+                       struct, host memory all the same: the capsule is not on self's device
+                       (DEV-1; STRM-3 where dl_device=(1, 0) was asked)
+  truncates-byte-strides  exports an array whose byte strides are no multiple of its itemsize
+                       with the strides divided down to whole elements, where the others refuse
+                       with BufferError: the tensor addresses other values (LAY-4)
+  name-blind-destructor  a capsule destructor that calls the deleter whatever the capsule's name:
+                       a capsule its consumer renamed used_* and deleted is deleted again (LIFE-2;
+                       its structs outlive their deleter, so the second call reads a live one)
+  destructor-clears-exception  a capsule destructor that clears the pending error before it
+                       deletes: an exception in flight while an unconsumed capsule dies is lost
+                       (LIFE-2)
 """
 import ctypes
 import mmap
@@ -54,6 +71,9 @@ import dlconform_capsule as cap  # noqa: E402  (beside this file, in reproducers
 
 _released_pages = []  # the data pages of dead frees-with-source arrays: unreadable, kept mapped
 DESTRUCTOR = planted_capsules.destructor()  # deletes a capsule dropped unconsumed (LIFE-2)
+NAME_BLIND = planted_capsules.name_blind_destructor()  # deletes any capsule (name-blind-destructor)
+CLEARING = planted_capsules.clearing_destructor()  # clears the pending error first
+_kept_structs = []  # name-blind-destructor's structs, kept past their deleter
 # Capsules without the destructor: the planted one, and caches-one-struct's, whose one struct must
 # outlive each capsule that carries it (its bug is the cache alone).
 BARE_CAPSULES = ("no-capsule-destructor", "caches-one-struct")
@@ -73,7 +93,10 @@ def _dl_tensor(capsule):
 STATED = {("sub-byte-as-byte", (17, 4, 1)): (17, 8, 1),
           ("sub-byte-as-byte", (15, 6, 1)): (15, 8, 1),
           ("unknown-dtype-code", (2, 32, 1)): (99, 32, 1),
-          ("zero-lanes", (2, 32, 1)): (2, 32, 0)}
+          ("zero-lanes", (2, 32, 1)): (2, 32, 0),
+          ("bool-as-uint8", (6, 8, 1)): (1, 8, 1),
+          ("complex-part-width", (5, 64, 1)): (5, 32, 1),
+          ("complex-part-width", (5, 128, 1)): (5, 64, 1)}
 
 
 class Array:
@@ -97,6 +120,10 @@ class Array:
             raise BufferError("dl_device is not supported")
         if not self.values.dtype.isnative and self.planted != "ignores-byte-order":
             raise BufferError("DLPack has no byte order: only native arrays are exported")
+        itemsize = self.values.dtype.itemsize
+        odd_strides = any(step % itemsize for step in self.values.strides)
+        if odd_strides and self.planted != "truncates-byte-strides":
+            raise BufferError("byte strides that are no multiple of the itemsize")
         if max_version is not None and not isinstance(max_version, tuple):
             if self.planted == "max-version-unchecked":  # the planted read, at the int's address
                 ctypes.string_at(max_version, 8)
@@ -111,12 +138,19 @@ class Array:
         compact = [1] * self.values.ndim  # strides in elements: never NULL (LAY-5)
         for i in reversed(range(self.values.ndim - 1)):
             compact[i] = compact[i + 1] * max(1, self.values.shape[i + 1])
+        if odd_strides:  # the planted division: 5 bytes make 1 element
+            compact = [step // itemsize for step in self.values.strides]
         # guarded: the struct alone in a page its deleter makes unreadable
         capsule = cap.capsule(self.dtype, self.values.shape, strides=compact, versioned=versioned,
                               version=min(tuple(max_version or (1, 3)), (1, 3)),
-                              flags=cap.IS_COPIED if copy else 0, device=self.__dlpack_device__(),
+                              flags=cap.IS_COPIED if copy else 0, device=self.device(),
                               guarded=self.planted == "caches-one-struct",
-                              destructor=None if self.planted in BARE_CAPSULES else DESTRUCTOR)
+                              destructor=None if self.planted in BARE_CAPSULES else
+                              {"name-blind-destructor": NAME_BLIND,
+                               "destructor-clears-exception": CLEARING}.get(self.planted,
+                                                                            DESTRUCTOR))
+        if self.planted == "name-blind-destructor":
+            _kept_structs.append(cap._alive[cap._managed(capsule)[1]])
         tensor = _dl_tensor(capsule)
         tensor.dtype.code, tensor.dtype.bits, tensor.dtype.lanes = STATED.get(
             (self.planted, self.dtype), self.dtype)
@@ -154,8 +188,17 @@ class Array:
             bits |= code << (i * width)
         return bits.to_bytes((self.values.size * width + 7) // 8, "little")
 
+    def device(self):
+        """The device the array's structs state (the planted ones state a wrong one there too)."""
+        return {"device-id-one": (1, 1), "unknown-device-type": (99, 0),
+                "capsule-on-other-device": (3, 0)}.get(self.planted, (1, 0))
+
     def __dlpack_device__(self):
-        return {"device-id-one": (1, 1), "unknown-device-type": (99, 0)}.get(self.planted, (1, 0))
+        if self.planted == "device-of-first-element" and self.values.size == 0:
+            raise IndexError("index 0 is out of bounds for axis 0 with size 0")
+        if self.planted == "capsule-on-other-device":
+            return (1, 0)
+        return self.device()
 
     def __del__(self):
         if self.page is not None:  # the planted free: no read of the data comes back
@@ -201,10 +244,15 @@ class Planted(dlc.Framework):
                 for name, dtype in (("float4_e2m1fn", (17, 4, 1)), ("float6_e2m3fn", (15, 6, 1)))}
 
     def unexpressible(self):
-        other_order = self.np.dtype("float32").newbyteorder()
+        np = self.np
+        other_order = np.dtype("float32").newbyteorder()
+
+        def odd_strides():  # 5-byte steps over float32, over bytes that differ
+            return np.ndarray((3,), "float32", buffer=np.arange(16, dtype="uint8"), strides=(5,))
         return {"big-endian": ("a float32 array of the other byte order",
-                               lambda: self.array(self.np.arange(4, dtype=other_order),
-                                                  self.planted))}
+                               lambda: self.array(np.arange(4, dtype=other_order), self.planted)),
+                "odd-byte-strides": ("byte strides that are no multiple of the itemsize",
+                                     lambda: self.array(odd_strides(), self.planted))}
 
 
 class NoCapsuleDestructor(Planted):
@@ -305,3 +353,47 @@ class UnknownDtypeCode(Planted):
 
 class ZeroLanes(Planted):
     planted = "zero-lanes"
+
+
+class OtherDtypes:
+    """For a planted producer that makes other dtypes than float32 too, each in its `_7` case (a
+    mixin: the adapter loader takes every Framework subclass of this file for a party)."""
+
+    def probe(self):
+        return {"dtypes": list(self.dtypes), "has_xapi": False}
+
+    def from_np(self, array):
+        if array.dtype.name == "float32":
+            return super().from_np(array)
+        return self.array(self.np.ascontiguousarray(array), self.planted,
+                          dlc.DTYPES[array.dtype.name])
+
+
+class BoolAsUint8(OtherDtypes, Planted):
+    planted = "bool-as-uint8"
+    dtypes = ["float32", "bool"]
+
+
+class ComplexPartWidth(OtherDtypes, Planted):
+    planted = "complex-part-width"
+    dtypes = ["float32", "complex64", "complex128"]
+
+
+class DeviceOfFirstElement(Planted):
+    planted = "device-of-first-element"
+
+
+class CapsuleOnOtherDevice(Planted):
+    planted = "capsule-on-other-device"
+
+
+class TruncatesByteStrides(Planted):
+    planted = "truncates-byte-strides"
+
+
+class NameBlindDestructor(Planted):
+    planted = "name-blind-destructor"
+
+
+class DestructorClearsException(Planted):
+    planted = "destructor-clears-exception"

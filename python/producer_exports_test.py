@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A producer's exports out of the usual order, an array DLPack cannot express, stream asks on
-the CPU, a malformed max_version, copy= by memory and a narrow float's export are judged: each planted producer of planted_producers.py is caught with its class and
-rule on the case it gets wrong, and on no other; the correct producer has no finding at all.
+the CPU, a malformed max_version, copy= by memory, a narrow float's export and a misstated dtype
+are judged: each planted producer of planted_producers.py is caught with its class and rule on
+the case it gets wrong, and on no other; the correct producer has no finding at all.
 
 Needs $DLCONFORM (the command) and $BRIDGE_PYTHON (the interpreter the bridge is built for)."""
 import os
@@ -34,21 +35,32 @@ EXPECTED = {
                           "copy=True": "producer-violation STRM-4"},
     "stream-on-cpu": {"stream=1": "stream-accepted-on-cpu STRM-1",
                       "stream=-1": "stream-accepted-on-cpu STRM-1"},
+    # Right values in another element encoding: DT-3, not LAY-4.
     "ignores-byte-order": {"dlconform-consumer@v1.3/unexpressible/big-endian":
-                           "producer-violation LAY-4"},
+                           "producer-violation DT-3"},
     "max-version-unchecked": {"max_version=bare-int": "crash VER-4"},
     "any-max-version": {"max_version=bare-int": "malformed-keyword-accepted VER-4"},
-    "unpacked-float4": {"dlconform-consumer@v1.3/narrow/float4_e2m1fn": "producer-violation LAY-4"},
+    "unpacked-float4": {"dlconform-consumer@v1.3/narrow/float4_e2m1fn": "producer-violation DT-3"},
     "exports-none": {"to_dlpack/bad-input": "producer-violation VER-4"},
     "ignores-copy": {"copy=True": "producer-violation STRM-4"},
     "copies-for-copy-false": {"copy=False": "producer-violation STRM-4"},
     # Every export dropped unconsumed leaks; a consumed one is deleted by its consumer.
-    "no-capsule-destructor": {ask: "deleter-leaks LIFE-2" for ask in EXPORTS},
-    # The id stated in the struct too: the validator refuses it wherever it is read.
+    "no-capsule-destructor": {ask: "deleter-leaks LIFE-2" for ask in
+                              EXPORTS + ("dropped-during-exception",)},
+    # The id stated in the struct too: the validator refuses it wherever it is read, and a
+    # capsule on it is on another device than dl_device=(1, 0) asked for.
     "device-id-one": dict(read_by_consumer("producer-violation DEV-2"),
-                          **{"__dlpack_device__": "producer-violation DEV-2"}),
+                          **{"__dlpack_device__": "producer-violation DEV-2",
+                             "dl_device=cpu": "producer-violation STRM-3"}),
     "unknown-device-type": dict(read_by_consumer("producer-violation DEV-1"),
-                                **{"__dlpack_device__": "producer-violation DEV-1"}),
+                                **{"__dlpack_device__": "producer-violation DEV-1",
+                                   "dl_device=cpu": "producer-violation STRM-3"}),
+    # __dlpack_device__ right, every struct on (3, 0): not self's device (DEV-1), nor the one
+    # dl_device asked for (STRM-3).
+    "capsule-on-other-device": dict(
+        read_by_consumer("producer-violation DEV-1"),
+        **{ask: "producer-violation DEV-1" for ask in EXPORTS if ask != "dl_device=cpu"},
+        **{"dl_device=cpu": "producer-violation STRM-3"}),
     "returns-bytes": dict(read_by_consumer("not-a-capsule VER-4"),
                           **{ask: "not-a-capsule VER-4" for ask in EXPORTS}),
     # The keywords of DLPack 1.0 missing are the old signature, INFO; stream missing is not.
@@ -64,11 +76,25 @@ EXPECTED = {
     # Its float32 tensors only: the float4 one keeps its code and lanes.
     "unknown-dtype-code": read_by_consumer("producer-violation DT-2", FLOAT32),
     "zero-lanes": read_by_consumer("producer-violation DT-1", FLOAT32),
+    "bool-as-uint8": {"dlconform-consumer@v1.3/bool_7": "producer-violation DT-1"},
+    # The pair's width halved: DT-3 (bits is the pair's), for both complex types.
+    "complex-part-width": {"dlconform-consumer@v1.3/c64_7": "producer-violation DT-3",
+                           "dlconform-consumer@v1.3/c128_7": "producer-violation DT-3"},
+    "truncates-byte-strides": {"dlconform-consumer@v1.3/unexpressible/odd-byte-strides":
+                               "producer-violation LAY-4"},
+    # Every capsule the reference consumer takes and deletes is deleted again by its destructor
+    # (those of the out-of-order exports die after the case's ledger closed: not judged there).
+    "name-blind-destructor": read_by_consumer("destructor-ignores-name LIFE-2",
+                                              ("f32_2x3", "f32_scalar", "f32_zero_size") + NARROW),
+    "destructor-clears-exception": {"dropped-during-exception": "producer-violation LIFE-2"},
+    # Its __dlpack_device__ alone, on a size-0 array alone; its exports state the right device.
+    "device-of-first-element": {"__dlpack_device__/size-0": "unexpected-exception DEV-1"},
 }
 CASES = ("dlconform-consumer@v1.3/f32_2x3", "dlconform-consumer@v1.3/exported-3-times",
          "dlconform-consumer@v1.3/source-deleted", "stream=None", "stream=1", "stream=-1",
          "max_version=1.3", "max_version=bare-int", "copy=True", "copy=False", "dl_device=cuda",
          "dlconform-consumer@v1.3/unexpressible/big-endian",
+         "dlconform-consumer@v1.3/unexpressible/odd-byte-strides",
          "dlconform-consumer@v1.3/narrow/float4_e2m1fn",
          "dlconform-consumer@v1.3/narrow/float6_e2m3fn")
 

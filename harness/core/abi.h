@@ -53,6 +53,9 @@ constexpr uint64_t kFlagSubbytePadded = 1u << 2;
 // Every flag bit DLPack defines up to 1.3; the rest are unknown (FLAG-4).
 constexpr uint64_t kKnownFlags = kFlagReadOnly | kFlagIsCopied | kFlagSubbytePadded;
 
+// kDLComplex (the same code in every header): `bits` is the width of the (real, imaginary) pair.
+constexpr uint8_t kCodeComplex = 5;
+
 // The device types of CUDA memory (DLDeviceType, the same in every header from v0.6): device
 // (kDLCUDA), pinned host (kDLCUDAHost) and managed (kDLCUDAManaged) memory. The judge, the plan
 // and the CUDA mocks tell CUDA memory apart by this one list.

@@ -50,7 +50,10 @@ void compare_with_request(const abi::Tensor& t, const DLCTensorSpec& spec, bool 
     return;
   }
   if (!equal_dtype(t.dtype, spec.dtype)) {
-    auto w = out->set(FindingClass::producer_violation, Rule::DT_1);
+    // A complex type stated with the width of one part: `bits` is the pair's (DT-3).
+    const bool one_part = t.dtype.code == spec.dtype.code && spec.dtype.code == abi::kCodeComplex &&
+                          t.dtype.bits * 2 == spec.dtype.bits && t.dtype.lanes == spec.dtype.lanes;
+    auto w = out->set(FindingClass::producer_violation, one_part ? Rule::DT_3 : Rule::DT_1);
     w.add("expected dtype ");
     dtype_text(w, spec.dtype).add(" as requested but found ");
     dtype_text(w, t.dtype);
@@ -233,8 +236,22 @@ void judge_handoff(const HandoffFacts& f, Finding* out) noexcept {
   options.level = Level::full;
   options.consumer_version = versioned ? version : DLCVersion{1, 3};
   validate(h, options, &full);
-  if (!full.observation.data_not_read && (full.observation.digest != f.expected.digest ||
-                                          full.observation.elements_read != f.expected.elements)) {
+  if (!full.observation.data_not_read && f.expected.encoding_digest_known &&
+      full.observation.digest == f.expected.encoding_digest &&
+      full.observation.digest != f.expected.digest) {
+    // Every field matched the request and the values are exactly the right ones stored another
+    // way: the element encoding is what breaks (DT-3), not the layout (LAY-4).
+    out->set(FindingClass::producer_violation, Rule::DT_3)
+        .add("expected the requested values in DLPack's element encoding (digest ")
+        .hex(f.expected.digest)
+        .add(") but found them ")
+        .add(f.expected.encoding)
+        .add(" (digest ")
+        .hex(full.observation.digest)
+        .add(')');
+  } else if (!full.observation.data_not_read &&
+             (full.observation.digest != f.expected.digest ||
+              full.observation.elements_read != f.expected.elements)) {
     out->set(FindingClass::producer_violation, Rule::LAY_4)
         .add("expected the requested values (")
         .unum(f.expected.elements)
@@ -246,6 +263,17 @@ void judge_handoff(const HandoffFacts& f, Finding* out) noexcept {
         .hex(full.observation.digest);
   }
   note_read_only_as_legacy();
+}
+
+void judge_destructor(const DestructorFacts& f, Finding* out) noexcept {
+  out->clear();
+  if (f.calls_before == 0 || f.calls_after <= f.calls_before) return;
+  out->set(FindingClass::destructor_ignores_name)
+      .add("expected the capsule destructor to leave the deleter of a capsule named ")
+      .add(f.used_name)
+      .add(" alone (its consumer had called it) but it called it ")
+      .unum(f.calls_after - f.calls_before)
+      .add(" more time(s)");
 }
 
 void judge_refusal(const RefusalFacts& f, Finding* out) noexcept {

@@ -36,6 +36,12 @@ struct ExpectedTensor {
   bool digest_known = false;  // a host tensor whose values are known
   uint64_t digest = 0;        // what reading every element in logical order gives
   uint64_t elements = 0;
+  // What the values read as when the producer stored them in another element encoding than
+  // DLPack's (the other byte order, sub-byte elements one per byte): a digest equal to this one
+  // breaks DT-3, not LAY-4. `encoding` names it ("in the other byte order").
+  bool encoding_digest_known = false;
+  uint64_t encoding_digest = 0;
+  const char* encoding = "";
   // The request is a valid tensor for the producer's version: the validator must accept what
   // comes back. False for the invalid tensors a mock makes on purpose.
   bool request_valid = true;
@@ -88,6 +94,16 @@ struct LifecycleFacts {
 };
 
 void judge_lifecycle(const LifecycleFacts& facts, Finding* out) noexcept;
+
+// A consumed capsule released by its consumer (the Python bridge): its producer's destructor
+// must leave the deleter alone, since the name is used_* (LIFE-2, python_spec.rst).
+struct DestructorFacts {
+  const char* used_name = "";        // the capsule's name when it was released
+  uint32_t calls_before = 0;         // deleter calls on the struct before the release
+  uint32_t calls_after = 0;          // and after it: the destructor's are the difference
+};
+
+void judge_destructor(const DestructorFacts& facts, Finding* out) noexcept;
 
 // A capsule consumed already, handed to a consumer again (LIFE-8). The Python bridge judges its
 // frameworks' second imports with the same classes: accepted-invalid [LIFE-8] for an import,

@@ -75,7 +75,7 @@ TEST_CASE("judge: every finding class names a rule of the table or carries its c
       CHECK(dlc::severity_of(cls, rule.rule) == dlc::Severity::must);
     }
   }
-  CHECK(memory_safety == 17);  // the list the issue named, plus use after free
+  CHECK(memory_safety == 18);  // the list the issue named, use after free, a destructor's 2nd call
   CHECK_FALSE(dlc::is_memory_safety(dlc::FindingClass::accepted_invalid));
   // A sub-clause weighs what its sentence says, apart from the rest of its rule (clauses.def).
   CHECK(dlc::severity_of(dlc::FindingClass::deleter_never_called, dlc::Rule::none) ==
@@ -227,6 +227,7 @@ TEST_CASE("judge: the producer's handoff against the request", "[unit]") {
   request.max_version = {1, 3};
   request.tensor = t.spec;
   const uint64_t requested = t.digest();
+  uint64_t encoded = 0;  // the values in another element encoding, when nonzero
   auto judge = [&](DLCHandoff h, DLCVersion own, bool negotiation = false) {
     dlc::HandoffFacts f;
     f.request = &request;
@@ -237,6 +238,9 @@ TEST_CASE("judge: the producer's handoff against the request", "[unit]") {
     f.expected.digest_known = true;
     f.expected.digest = requested;
     f.expected.elements = 6;
+    f.expected.encoding_digest_known = encoded != 0;
+    f.expected.encoding_digest = encoded;
+    f.expected.encoding = "in another encoding";
     dlc::Finding out;
     dlc::judge_handoff(f, &out);
     INFO(out.words);
@@ -266,7 +270,23 @@ TEST_CASE("judge: the producer's handoff against the request", "[unit]") {
   t.shape[1] = 3;
   t.data[4] = 40;
   CHECK(judge({"dltensor_versioned", &t.versioned}, {1, 3}) == "producer-violation LAY-4");
+  // The same wrong values, when they are exactly the right ones in another element encoding (the
+  // other byte order, unpacked sub-byte elements), break DT-3; other wrong values stay LAY-4.
+  encoded = t.digest();
+  CHECK(judge({"dltensor_versioned", &t.versioned}, {1, 3}) == "producer-violation DT-3");
+  t.data[4] = 41;
+  CHECK(judge({"dltensor_versioned", &t.versioned}, {1, 3}) == "producer-violation LAY-4");
+  encoded = 0;
   t.data[4] = 4;
+  // A complex type stated with the width of one of its parts breaks DT-3; another dtype DT-1.
+  request.tensor.dtype = {5, 64, 1};
+  t.versioned.dl_tensor.dtype = {5, 32, 1};
+  CHECK(judge({"dltensor_versioned", &t.versioned}, {1, 3}) == "producer-violation DT-3");
+  t.versioned.dl_tensor.dtype = {1, 64, 1};
+  CHECK(judge({"dltensor_versioned", &t.versioned}, {1, 3}) == "producer-violation DT-1");
+  request.tensor.dtype = t.spec.dtype;
+  t.versioned.dl_tensor.dtype = t.spec.dtype;
+  CHECK(judge({"dltensor_versioned", &t.versioned}, {1, 3}) == "none");
   request.copy = 1;
   CHECK(judge({"dltensor_versioned", &t.versioned}, {1, 3}) == "producer-violation FLAG-2");
   t.versioned.flags = dlc::abi::kFlagIsCopied;

@@ -95,6 +95,7 @@ FindingClass class_from_name(std::string_view name) noexcept {
 bool is_memory_safety(FindingClass cls) noexcept {
   switch (cls) {
     case FindingClass::deleter_called_twice:
+    case FindingClass::destructor_ignores_name:
     case FindingClass::stray_deleter_call:
     case FindingClass::capsule_not_renamed:
     case FindingClass::frees_unowned:
