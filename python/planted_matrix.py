@@ -1,6 +1,6 @@
 """One `dlconform matrix --no-builtin` run on a planted adapter of this folder, for the tests
 that check each planted party is caught with its class and rule (consumer_asks_test.py,
-producer_exports_test.py, xapi_matrix_test.py).
+producer_exports_test.py, xapi_matrix_test.py, importer_rows_test.py).
 
 Needs $DLCONFORM (the command) and $BRIDGE_PYTHON (the interpreter the bridge is built for)."""
 import json

@@ -9,16 +9,18 @@ cases that judge it. tools/coverage_test.py holds each row to those reports.
 
 The committed reports are reports/matrix.json and reports/gpu.json, and the main job's planted
 runs of the same build (PLANTED_REPORTS): reports/planted-consumers.json,
-reports/planted-producers.json and reports/planted-xapi.json. A planted case is
+reports/planted-producers.json, reports/planted-xapi.json and reports/planted-importers.json. A
+planted case is
   - one whose id, producer name or consumer name holds `planted` (the planted C parties of
     harness/plan/planted_bugs.tsv and the CUDA ones), or
   - a case of a planted-*.json report whose party segment (the third segment of its id,
-    SCENARIO/ENV/PARTY/...) is the `header` of its producer or its consumer and one of the
-    parties of that report's file (planted_parties): NAME@1 for each `planted = "NAME"` of
-    python/planted_consumers.py or python/planted_producers.py, xapi-TABLE@1 for each table of
+    SCENARIO/ENV/PARTY/..., or the fourth in an import row, framework/ENV/PRODUCER/PARTY/...) is
+    the `header` of its producer or its consumer and one of the parties of that report's file
+    (planted_parties): NAME@1 for each `planted = "NAME"` of python/planted_consumers.py,
+    python/planted_producers.py or python/planted_importers.py, xapi-TABLE@1 for each table of
     python/planted_xapi_expected.py. Such a party's `name` is the framework key ("numpy") and is
-    not looked at; the controls (correct-consumer, correct-producer, viewing-consumer,
-    xapi-correct, ...) are planted parties too, and pass.
+    not looked at; the controls (correct-consumer, correct-producer, correct-importer,
+    viewing-consumer, xapi-correct, ...) are planted parties too, and pass.
 It fails when its verdict is fail, crash or timeout and the run expected it (expected `broken`,
 or known through a suppression: suppressions/planted.txt for the planted-*.json reports); an INFO
 note is a pass and never makes it fail. A real case is one of matrix.json or gpu.json that is not
@@ -44,6 +46,7 @@ PLANTED_REPORTS = {
     "planted-consumers": os.path.join("python", "planted_consumers.py"),
     "planted-producers": os.path.join("python", "planted_producers.py"),
     "planted-xapi": os.path.join("python", "planted_xapi_expected.py"),
+    "planted-importers": os.path.join("python", "planted_importers.py"),
 }
 MAIN_REPORTS = ("matrix",) + tuple(PLANTED_REPORTS)
 FAILED = {"fail", "crash", "timeout"}
@@ -114,10 +117,9 @@ def planted_parties(report, root=ROOT):
 
 def planted_party(case, parties):
     """The planted party of a planted-*.json report's case (see the module's docstring), or ''."""
-    parts = case["id"].split("/")
-    party = parts[2] if len(parts) > 2 else ""
-    if party in parties and party in (case["producer_header"], case["consumer_header"]):
-        return party
+    for party in case["id"].split("/")[2:4]:
+        if party in parties and party in (case["producer_header"], case["consumer_header"]):
+            return party
     return ""
 
 
@@ -248,17 +250,18 @@ def render(obligations, properties):
         "the globs of the committed reports' case ids that judge it, and its state. The",
         "`coverage` test (tools/coverage_test.py) fails when a row claims more than the committed",
         "reports show: `reports/matrix.json`, `reports/gpu.json`, and the main job's planted runs",
-        "of the same build, `reports/planted-consumers.json`, `reports/planted-producers.json`",
-        "and `reports/planted-xapi.json`.",
+        "of the same build, `reports/planted-consumers.json`, `reports/planted-producers.json`,",
+        "`reports/planted-xapi.json` and `reports/planted-importers.json`.",
         "",
         "- **judged**: a planted party's case under the row's `planted` globs fails in the",
         "  committed reports, under one of the row's rules, and its `real` globs match real",
         "  libraries' cases (not skipped) that go through the same check; one of its cases at",
         "  least is the main job's (matrix.json or a planted-*.json report). A planted case is one",
         "  whose id or party names `planted` (the planted C parties), or a case of a",
-        "  planted-*.json report whose party segment (`SCENARIO/ENV/PARTY/...`) is its producer's",
-        "  or consumer's `header` and a party of that report's file (`NAME@1` of",
-        "  `python/planted_consumers.py` or `python/planted_producers.py`, `xapi-TABLE@1` of",
+        "  planted-*.json report whose party segment (`SCENARIO/ENV/PARTY/...`, or",
+        "  `framework/ENV/PRODUCER/PARTY/...` in an import row) is its producer's or consumer's",
+        "  `header` and a party of that report's file (`NAME@1` of `python/planted_consumers.py`,",
+        "  `python/planted_producers.py` or `python/planted_importers.py`, `xapi-TABLE@1` of",
         "  `python/planted_xapi_expected.py`); it fails when its verdict is fail, crash or timeout",
         "  and the run expected it (expected `broken`, or known through a suppression:",
         "  `suppressions/planted.txt` names each planted Python defect). An INFO note is a pass.",
@@ -277,16 +280,19 @@ def render(obligations, properties):
         "The planted C parties are `harness/plan/planted_bugs.tsv`. The planted Python parties run",
         "in the main job with the real libraries' build (`tools/dev main`): the consumers of",
         "`python/planted_consumers.py` (the `asks/*` cases), the producers of",
-        "`python/planted_producers.py`, and the exchange-API tables of",
-        "`python/planted_xapi.cpp` ([xapi.md](xapi.md), the `xapi/*` cases); a row's reason says",
+        "`python/planted_producers.py`, the exchange-API tables of `python/planted_xapi.cpp`",
+        "([xapi.md](xapi.md), the `xapi/*` cases), and the importers of",
+        "`python/planted_importers.py` (the framework import rows, `framework/*`, that every",
+        "real importer gets); a row's reason says",
         "when the report of its planted party holds no case (the test fails such a reason once",
         "the report has cases). The fuzz zoo is proven by fuzz replays, whose runs are not",
         "committed reports. A planted C consumer is judged by the same judge as a",
         "framework's `from_dlpack` (`python/one_judge_test.py`), and a planted C producer by the",
         "same `judge_handoff` as a framework's export (`harness/run/exchange.cpp`,",
         "`python/dlconform_bridge.cpp`), so framework cases count as real cases of those checks;",
-        "the planted Python consumers and tables go through the same `asks` and `xapi` case",
-        "bodies as the real libraries (`python/dlconform_asks.py`,",
+        "the planted Python consumers, importers and tables go through the same `asks`,",
+        "framework-import and `xapi` case bodies as the real libraries",
+        "(`python/dlconform_asks.py`, `python/dlconform_imports.py`,",
         "`python/dlconform_negotiation.py`); the framework pairs (`pairs/*`) are compared by",
         "`pair()` of `python/dlconform_frameworks.py`, which no planted party enters.",
         "",

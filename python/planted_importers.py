@@ -1,0 +1,179 @@
+"""Planted Python importers: from_dlpack implementations that take the tensor themselves (the
+capsule renamed, a NumPy view over its memory with its shape, strides, byte_offset, dtype and
+READ_ONLY flag, the deleter called when the last view dies), each with one defect, for
+`dlconform matrix --adapter python/planted_importers.py --filter 'framework/*'`: the framework
+import rows that every real importer gets (a mock producer's tensors, CUDA and OpenCL stand-ins
+on the host). importer_rows_test.py checks that each is caught with its class and rule on the
+tensors it gets wrong, and on no other; the correct one has no finding at all.
+
+  correct-importer     takes every host tensor of its profile (the dtypes NumPy has, any strides,
+                       up to 32 dimensions); a device it cannot reach is refused with BufferError
+  caps-ndim-8          refuses a tensor of more than 8 dimensions, though its profile takes 32
+                       (rejected-valid: NumPy's importers take 0 to 32, the peers' high rank)
+  refuses-device-with-value-error  refuses a device it cannot reach with ValueError, where
+                       DLPack recommends BufferError (wrong-refusal-exception DEV-3)
+  ignores-byte-offset  views the data from `data`, without `byte_offset` (wrong-data LAY-4)
+"""
+import ctypes
+import os
+import sys
+
+import numpy
+
+import dlconform_adapter as dlc
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "reproducers"))
+import dlconform_capsule as cap  # noqa: E402  (beside this file, in reproducers/)
+
+_set_name = cap._python_function("PyCapsule_SetName", ctypes.c_int, ctypes.py_object,
+                                 ctypes.c_char_p)
+USED = {b"dltensor": b"used_dltensor", b"dltensor_versioned": b"used_dltensor_versioned"}
+READ_ONLY = 1 << 0
+# DLPack (code, bits) -> the NumPy type-string letter; lanes must be 1.
+KINDS = {0: "i", 1: "u", 2: "f", 5: "c", 6: "b"}
+NUMPY_DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+                "float16", "float32", "float64", "complex64", "complex128", "bool"]
+
+
+class _Owner:
+    """A taken struct: its deleter runs once, when the last view of its data dies (LIFE-3)."""
+
+    def __init__(self, struct):
+        self.struct = struct
+
+    def __del__(self):
+        if self.struct.deleter:
+            self.struct.deleter(ctypes.addressof(self.struct))
+
+
+class _Interface:
+    """What numpy.asarray views: the tensor's memory as DLPack describes it, and its owner."""
+
+    def __init__(self, interface, owner):
+        self.__array_interface__ = interface
+        self.owner = owner
+
+
+_EMPTY = (ctypes.c_uint64 * 8)()  # where a size-0 view points (NumPy needs some address)
+
+
+class Importer:
+    """The planted library: its from_dlpack. (Not the adapter's code: what it raises is the
+    library's answer, judged as any library's.)"""
+
+    def from_dlpack(self, obj):
+        kind, _ = obj.__dlpack_device__()
+        if kind != 1:
+            self.refuse_device(kind)
+        try:
+            capsule = obj.__dlpack__(max_version=(1, 3))
+        except TypeError:  # a producer of the old signature
+            capsule = obj.__dlpack__()
+        return self.take(capsule)
+
+    def refuse_device(self, kind):
+        raise BufferError(f"device type {kind} is not accessible from the host")
+
+    def take(self, capsule):
+        """The tensor of `capsule` as a NumPy view; the capsule renamed once it is ours."""
+        name, address = cap._managed(capsule)
+        if name not in USED:
+            raise TypeError(f"expected a dltensor capsule but found {name!r}")
+        versioned = name == b"dltensor_versioned"
+        struct = (cap.DLManagedTensorVersioned if versioned else cap.DLManagedTensor).from_address(
+            address)
+        if versioned and struct.version.major != 1:
+            raise BufferError(f"DLPack {struct.version.major}.x is not supported")
+        t = struct.dl_tensor
+        code, bits, lanes = t.dtype.code, t.dtype.bits, t.dtype.lanes
+        if code not in KINDS or lanes != 1 or bits % 8 or (code == 6 and bits != 8):
+            raise BufferError(f"dtype ({code}, {bits}, {lanes}) is not supported")
+        if t.device.device_type != 1:
+            raise BufferError(f"device type {t.device.device_type} is not accessible")
+        self.check_ndim(t.ndim)
+        _set_name(capsule, USED[name])  # taken: the deleter is ours to call
+        item = bits // 8
+        shape = tuple(t.shape[i] for i in range(t.ndim))
+        strides = (None if not t.strides else
+                   tuple(t.strides[i] * item for i in range(t.ndim)))
+        read_only = versioned and bool(struct.flags & READ_ONLY)
+        first = ctypes.addressof(_EMPTY) if 0 in shape else self.first_element(t)
+        interface = {"data": (first, read_only), "shape": shape, "strides": strides,
+                     "version": 3, "typestr": "|b1" if code == 6 else f"<{KINDS[code]}{item}"}
+        return numpy.asarray(_Interface(interface, _Owner(struct)))
+
+    def check_ndim(self, ndim):
+        pass
+
+    def first_element(self, t):
+        return t.data + t.byte_offset
+
+
+class CapsNdim8(Importer):
+    def check_ndim(self, ndim):
+        if ndim > 8:  # the planted limit: its profile says 32
+            raise BufferError(f"at most 8 dimensions are supported, not {ndim}")
+
+
+class DeviceValueError(Importer):
+    def refuse_device(self, kind):
+        raise ValueError(f"unsupported device type {kind}")
+
+
+class IgnoresByteOffset(Importer):
+    def first_element(self, t):
+        return t.data  # the planted read: byte_offset dropped
+
+
+class Planted(dlc.Framework):
+    """The adapter of the correct importer, and the base of the planted ones' adapters."""
+    name = "numpy"  # the module the interface imports; the arrays are NumPy views of the tensors
+    exports = False
+    dunder = False  # its values are NumPy's arrays: their export is NumPy's, not judged here
+    dtypes = NUMPY_DTYPES
+    strides = "positive negative zero overlapping"
+    features = "read-only zero-dim zero-size misaligned"
+    max_ndim = 32
+    planted = "correct-importer"
+    library = Importer
+
+    @property
+    def version(self):
+        return "1"
+
+    @property
+    def label(self):
+        return f"{self.planted}@1"
+
+    def probe(self):
+        return {"dtypes": list(self.dtypes), "has_xapi": False, "sample": None}
+
+    def header(self):
+        return (1, 3)
+
+    def cpu_device(self):
+        return "cpu"
+
+    def import_(self, obj, copy=None, device=None):
+        return self.library().from_dlpack(obj)
+
+    def to_np(self, value):
+        return value
+
+    def writable(self, value):
+        return bool(value.flags.writeable)
+
+
+class CapsNdim8Adapter(Planted):
+    planted = "caps-ndim-8"
+    library = CapsNdim8
+
+
+class DeviceValueErrorAdapter(Planted):
+    planted = "refuses-device-with-value-error"
+    library = DeviceValueError
+
+
+class IgnoresByteOffsetAdapter(Planted):
+    planted = "ignores-byte-offset"
+    library = IgnoresByteOffset
