@@ -13,6 +13,8 @@ tensors it gets wrong, and on no other; the correct one has no finding at all.
   refuses-device-with-value-error  refuses a device it cannot reach with ValueError, where
                        DLPack recommends BufferError (wrong-refusal-exception DEV-3)
   ignores-byte-offset  views the data from `data`, without `byte_offset` (wrong-data LAY-4)
+  null-strides-column-major  takes NULL strides for column-major order, where DLPack says
+                       row-major (wrong-data LAY-5)
 """
 import ctypes
 import os
@@ -94,7 +96,7 @@ class Importer:
         _set_name(capsule, USED[name])  # taken: the deleter is ours to call
         item = bits // 8
         shape = tuple(t.shape[i] for i in range(t.ndim))
-        strides = (None if not t.strides else
+        strides = (self.compact_strides(shape, item) if not t.strides else
                    tuple(t.strides[i] * item for i in range(t.ndim)))
         read_only = versioned and bool(struct.flags & READ_ONLY)
         first = ctypes.addressof(_EMPTY) if 0 in shape else self.first_element(t)
@@ -104,6 +106,10 @@ class Importer:
 
     def check_ndim(self, ndim):
         pass
+
+    def compact_strides(self, shape, item):
+        return None  # NULL strides: compact row-major (LAY-5), NumPy's default
+
 
     def first_element(self, t):
         return t.data + t.byte_offset
@@ -123,6 +129,15 @@ class DeviceValueError(Importer):
 class IgnoresByteOffset(Importer):
     def first_element(self, t):
         return t.data  # the planted read: byte_offset dropped
+
+
+class NullStridesColumnMajor(Importer):
+    def compact_strides(self, shape, item):
+        strides, step = [], item  # the planted reading: the first axis varies fastest
+        for extent in shape:
+            strides.append(step)
+            step *= max(1, extent)
+        return tuple(strides)
 
 
 class Planted(dlc.Framework):
@@ -177,3 +192,8 @@ class DeviceValueErrorAdapter(Planted):
 class IgnoresByteOffsetAdapter(Planted):
     planted = "ignores-byte-offset"
     library = IgnoresByteOffset
+
+
+class NullStridesColumnMajorAdapter(Planted):
+    planted = "null-strides-column-major"
+    library = NullStridesColumnMajor

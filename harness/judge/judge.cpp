@@ -474,6 +474,19 @@ void judge_import(const ImportFacts& f, Finding* out) noexcept {
       return;
     }
   }
+  if (f.digest_known && !obs.data_not_read && f.column_major_digest != 0 &&
+      obs.digest == f.column_major_digest && obs.elements_read == f.elements) {
+    // Exactly the values of NULL strides read in column-major order: LAY-5's misreading.
+    out->set(FindingClass::wrong_data, Rule::LAY_5)
+        .add("expected ")
+        .unum(f.elements)
+        .add(" elements in row-major order, as NULL strides say (digest ")
+        .hex(f.digest)
+        .add(") but ")
+        .add(f.consumer_label)
+        .add(" read them in column-major order");
+    return;
+  }
   if (f.digest_known && !obs.data_not_read &&
       (obs.digest != f.digest || obs.elements_read != f.elements)) {
     out->set(FindingClass::wrong_data)

@@ -142,6 +142,9 @@ struct ImportFacts {
   bool digest_known = false;
   uint64_t digest = 0;
   uint64_t elements = 0;
+  // The digest of the values read with NULL strides taken for column-major order
+  // (TensorCase::column_major_digest); 0 where there is none. Wrong data equal to it is LAY-5's.
+  uint64_t column_major_digest = 0;
   const char* consumer_label = "";
 };
 

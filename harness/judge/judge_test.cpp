@@ -343,9 +343,11 @@ TEST_CASE("judge: the import against the truth", "[unit]") {
   obs.dtype = {2, 32, 1};
   obs.digest = t.digest();
   obs.elements_read = 6;
+  uint64_t column_major = 0;  // the digest of NULL strides read column-major, when nonzero
   auto judge = [&](int rc, const dlc::ValidateResult& truth, bool must_accept,
                    const DLCObservation& o, bool legacy_answer = false) {
     dlc::ImportFacts f;
+    f.column_major_digest = column_major;
     f.rc = rc;
     f.legacy_answer_to_versioned_ask = legacy_answer;
     f.truth_known = true;
@@ -372,6 +374,14 @@ TEST_CASE("judge: the import against the truth", "[unit]") {
   DLCObservation wrong = obs;
   wrong.digest ^= 1;
   CHECK(judge(DLC_OK, valid, true, wrong) == "wrong-data LAY-4");
+  // Wrong values that are exactly NULL strides read column-major break LAY-5; others stay LAY-4.
+  column_major = wrong.digest;
+  CHECK(judge(DLC_OK, valid, true, wrong) == "wrong-data LAY-5");
+  CHECK(judge(DLC_OK, valid, true, obs) == "none");
+  wrong.digest ^= 2;
+  CHECK(judge(DLC_OK, valid, true, wrong) == "wrong-data LAY-4");
+  wrong.digest ^= 2;
+  column_major = 0;
   DLCObservation shape = obs;
   shape.shape[1] = 2;
   CHECK(judge(DLC_OK, valid, true, shape) == "wrong-metadata LAY-1");

@@ -55,6 +55,18 @@ void compute_digest(TensorCase& t) {
   t.digest = geo::digest(s.g, t.spec.ndim, t.spec.shape, s.g.packed_subbyte ? nullptr : given,
                          origin, &t.elements);
   t.digest_known = true;
+  if (given == nullptr && t.spec.ndim >= 2 && !s.g.packed_subbyte) {
+    int64_t column_major[DLC_MAX_NDIM];
+    int64_t step = 1;
+    for (int i = 0; i < t.spec.ndim; ++i) {
+      column_major[i] = step;
+      step *= t.spec.shape[i];
+    }
+    uint64_t count = 0;
+    const uint64_t misread =
+        geo::digest(s.g, t.spec.ndim, t.spec.shape, column_major, origin, &count);
+    if (misread != t.digest) t.column_major_digest = misread;
+  }
 }
 
 struct Builder {

@@ -31,6 +31,9 @@ struct TensorCase {
   bool digest_known = false;
   uint64_t digest = 0;
   uint64_t elements = 0;
+  // For NULL strides at ndim >= 2: what a reader that takes them for column-major order reads
+  // (LAY-5's misreading); 0 where there is no such tensor or the two readings agree.
+  uint64_t column_major_digest = 0;
   // Whether an importer's values can be compared with `digest`: host memory, and the real device
   // memory of a device mock (read back to the host); a stand-in for device memory has none.
   bool values_comparable() const {

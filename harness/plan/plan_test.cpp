@@ -69,6 +69,12 @@ TEST_CASE("plan: the catalogue's ids are unique and stable, its views de-duplica
   CHECK(dlc::find_tensor("view/nd2/perm10/f32") >= 0);
   CHECK(dlc::find_tensor("view/nd3/window-reversed-byte-offset/f32") >= 0);
   CHECK(dlc::find_tensor("no such tensor") == -1);
+  // NULL strides read column-major give other values than row-major (LAY-5's misreading), and
+  // only a tensor with NULL strides has that reading.
+  const dlc::TensorCase& null_strides = c[dlc::find_tensor("f32_8x8_null_strides")];
+  CHECK(null_strides.column_major_digest != 0);
+  CHECK(null_strides.column_major_digest != null_strides.digest);
+  CHECK(c[dlc::find_tensor("f64_8x4_transposed")].column_major_digest == 0);
 }
 
 TEST_CASE("plan: validity depends on the consumer's version and limits", "[unit]") {
