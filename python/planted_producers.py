@@ -54,6 +54,8 @@ correct one has no finding.
   name-blind-destructor  a capsule destructor that calls the deleter whatever the capsule's name:
                        a capsule its consumer renamed used_* and deleted is deleted again (LIFE-2;
                        its structs outlive their deleter, so the second call reads a live one)
+  no-device-method     its arrays have __dlpack__ but no __dlpack_device__, which from_dlpack
+                       calls first (DEV-1: an AttributeError where the device was due)
   destructor-clears-exception  a capsule destructor that clears the pending error before it
                        deletes: an exception in flight while an unconsumed capsule dies is lost
                        (LIFE-2)
@@ -397,3 +399,16 @@ class NameBlindDestructor(Planted):
 
 class DestructorClearsException(Planted):
     planted = "destructor-clears-exception"
+
+
+class DevicelessArray(Array):
+    """An array with __dlpack__ alone: the planted omission of __dlpack_device__."""
+
+    @property
+    def __dlpack_device__(self):
+        raise AttributeError("'DevicelessArray' object has no attribute '__dlpack_device__'")
+
+
+class NoDeviceMethod(Planted):
+    planted = "no-device-method"
+    array = DevicelessArray

@@ -87,6 +87,8 @@ EXPECTED = {
     "name-blind-destructor": read_by_consumer("destructor-ignores-name LIFE-2",
                                               ("f32_2x3", "f32_scalar", "f32_zero_size") + NARROW),
     "destructor-clears-exception": {"dropped-during-exception": "producer-violation LIFE-2"},
+    "no-device-method": {f"__dlpack_device__{shape}": "unexpected-exception DEV-1"
+                         for shape in ("", "/0-d", "/size-0")},
     # Its __dlpack_device__ alone, on a size-0 array alone; its exports state the right device.
     "device-of-first-element": {"__dlpack_device__/size-0": "unexpected-exception DEV-1"},
 }
