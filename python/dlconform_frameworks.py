@@ -580,7 +580,8 @@ def plan(frameworks, producers_dir, env):
         #    dl_device asks are dlconform_devices.py's).
         if fw.dunder:
             for label, ask in NEGOTIATION:
-                if on_device(fw) and (label == "dl_device=cpu" or label in STREAM_ASKS):
+                if on_device(fw) and (label.startswith("dl_device=cpu") or label in STREAM_ASKS
+                                      or "," in label):
                     continue  # a device framework's are dlconform_devices.py's (STRM-2)
                 cases.append(Case(f"negotiation/{env}/{own}/{label}", "negotiation",
                                   fw.name.split(".")[0], own, "dlconform-caller", "v1.3", label,

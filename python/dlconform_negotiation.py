@@ -11,6 +11,7 @@ dlconform_frameworks.py (the cases negotiation/ENV/FW/ASK and xapi/ENV/FW/CHECK)
   negotiation/ENV/A@V/__dlpack_device__[/0-d|/size-0|/view|/import]   two integers, (1, 0) for
       a CPU array (DEV-1, DEV-2), the same for a 0-d, a size-0 and a transposed array and for
       A's import of a NumPy array (a raise is unexpected-exception DEV-1).
+  negotiation/ENV/A@V/K1,K2   two keywords together (P-49): each does what it does alone.
   negotiation/ENV/A@V/dropped-during-exception   a capsule dropped unconsumed while a RuntimeError
       propagates: the exception kept, the array released (LIFE-2).
   xapi/ENV/A@V/CHECK          the C exchange API table on A's type (XAPI-1 to XAPI-5)."""
@@ -36,6 +37,15 @@ NEGOTIATION = [("max_version=none", ()), ("max_version=0.8", (("max_version", (0
                # A device a CPU array cannot be exported to on a host without CUDA: BufferError
                # (STRM-3), as the device rows' dl_device=other.
                ("dl_device=cuda", (("max_version", (1, 3)), ("dl_device", (2, 0)))),
+               # The keywords together, as the peers' tests ask them (the Array API's test
+               # suite, NumPy, dpnp): each must do what it does alone (P-49).
+               ("dl_device=cpu,copy=True",
+                (("max_version", (1, 3)), ("dl_device", (1, 0)), ("copy", True))),
+               ("dl_device=cpu,copy=False",
+                (("max_version", (1, 3)), ("dl_device", (1, 0)), ("copy", False))),
+               ("max_version=1.0,copy=True", (("max_version", (1, 0)), ("copy", True))),
+               ("dl_device=cuda,copy=True",
+                (("max_version", (1, 3)), ("dl_device", (2, 0)), ("copy", True))),
                ("stream=None", (("stream", None),)),
                # On the CPU only None is accepted (STRM-1): any other stream is refused.
                ("stream=1", (("stream", 1),)), ("stream=-1", (("stream", -1),))]
@@ -63,6 +73,12 @@ def refused_export(fw, method, kwargs, e):
                 f"found TypeError: {e}"), "")
         return outcome(signature_finding(fw.label, method, kwargs, e), "")
     target = kwargs.get("dl_device")
+    if (target is not None and tuple(target) == tuple(fw.device) and "copy" in kwargs
+            and exports_alone(method, kwargs, "copy")):
+        # Its own device with copy=: it exports for the dl_device alone, so the refusal is the
+        # copy keyword's, judged as that keyword alone would be.
+        alone = {k: v for k, v in kwargs.items() if k != "dl_device"}
+        return refused_export(fw, method, alone, e)
     if target is not None and tuple(target) == tuple(fw.device):
         # Its own device, which it exports to without dl_device: no copy, no device it cannot
         # handle, so no refusal, BufferError included (as the device rows' dl_device=own).
@@ -78,6 +94,17 @@ def refused_export(fw, method, kwargs, e):
                        f"BufferError: {clean(e)[:160]}")
     return outcome(bridge.make_finding(
         "refusal-not-buffer-error", "VER-4", f"{type(e).__name__} for {kwargs}: {e}"), "")
+
+
+def exports_alone(method, kwargs, left_out):
+    """Whether __dlpack__ exports for kwargs without `left_out`: which keyword of a combined ask
+    a refusal answers (the capsule made is dropped unconsumed)."""
+    try:
+        capsule = method(**{k: v for k, v in kwargs.items() if k != left_out})
+    except Exception:
+        return False
+    del capsule
+    return True
 
 
 def negotiation(fw, ask):

@@ -24,6 +24,8 @@ correct one has no finding.
   exports-none         has a to_dlpack() that never checks what it is handed: None gives a
                        capsule of an empty tensor
   ignores-copy         hands out the array's own memory for copy=True too (with IS_COPIED)
+  ignores-copy-with-device  the same, only when dl_device is passed too: each keyword works
+                       alone, not together (STRM-4)
   copies-for-copy-false  hands out a copy for copy=False, where it must never copy (STRM-4)
   device-id-one        says its CPU arrays are on device (1, 1), in __dlpack_device__ and in the
                        struct: a CPU device_id is 0 (DEV-2)
@@ -156,7 +158,9 @@ class Array:
         tensor = _dl_tensor(capsule)
         tensor.dtype.code, tensor.dtype.bits, tensor.dtype.lanes = STATED.get(
             (self.planted, self.dtype), self.dtype)
-        shares = self.dtype == (2, 32, 1) and (not copy or self.planted == "ignores-copy")
+        ignores_copy = self.planted == "ignores-copy" or (
+            self.planted == "ignores-copy-with-device" and dl_device is not None)
+        shares = self.dtype == (2, 32, 1) and (not copy or ignores_copy)
         if copy is False and self.planted == "copies-for-copy-false":
             shares = False
         if self.planted == "frees-with-source":
@@ -412,3 +416,7 @@ class DevicelessArray(Array):
 class NoDeviceMethod(Planted):
     planted = "no-device-method"
     array = DevicelessArray
+
+
+class IgnoresCopyWithDevice(Planted):
+    planted = "ignores-copy-with-device"

@@ -14,7 +14,11 @@ FLOAT32 = ("f32_2x3", "f32_scalar", "f32_zero_size", "exported-3-times", "source
 # Every __dlpack__ ask of the negotiation rows that exports (a stream ask and dl_device=cuda are
 # refused first).
 EXPORTS = ("max_version=none", "max_version=0.8", "max_version=1.0", "max_version=1.3",
-           "max_version=2.0", "copy=True", "copy=False", "dl_device=cpu", "stream=None")
+           "max_version=2.0", "copy=True", "copy=False", "dl_device=cpu", "stream=None",
+           "dl_device=cpu,copy=True", "dl_device=cpu,copy=False", "max_version=1.0,copy=True")
+# The asks with copy=True that export, alone and beside other keywords (P-49).
+COPY_TRUE = ("copy=True", "dl_device=cpu,copy=True", "max_version=1.0,copy=True")
+OWN_DEVICE = ("dl_device=cpu", "dl_device=cpu,copy=True", "dl_device=cpu,copy=False")
 
 
 NARROW = ("narrow/float4_e2m1fn", "narrow/float6_e2m3fn")
@@ -29,10 +33,10 @@ def read_by_consumer(verdict, tensors=FLOAT32 + NARROW):
 EXPECTED = {
     "correct-producer": {},
     # Both hand out one piece of memory for every export, so copy=True gets no copy either.
-    "caches-one-struct": {"dlconform-consumer@v1.3/exported-3-times": "crash LIFE-3",
-                          "copy=True": "producer-violation STRM-4"},
-    "frees-with-source": {"dlconform-consumer@v1.3/source-deleted": "crash LIFE-6",
-                          "copy=True": "producer-violation STRM-4"},
+    "caches-one-struct": dict({ask: "producer-violation STRM-4" for ask in COPY_TRUE},
+                              **{"dlconform-consumer@v1.3/exported-3-times": "crash LIFE-3"}),
+    "frees-with-source": dict({ask: "producer-violation STRM-4" for ask in COPY_TRUE},
+                              **{"dlconform-consumer@v1.3/source-deleted": "crash LIFE-6"}),
     "stream-on-cpu": {"stream=1": "stream-accepted-on-cpu STRM-1",
                       "stream=-1": "stream-accepted-on-cpu STRM-1"},
     # Right values in another element encoding: DT-3, not LAY-4.
@@ -42,36 +46,42 @@ EXPECTED = {
     "any-max-version": {"max_version=bare-int": "malformed-keyword-accepted VER-4"},
     "unpacked-float4": {"dlconform-consumer@v1.3/narrow/float4_e2m1fn": "producer-violation DT-3"},
     "exports-none": {"to_dlpack/bad-input": "producer-violation VER-4"},
-    "ignores-copy": {"copy=True": "producer-violation STRM-4"},
-    "copies-for-copy-false": {"copy=False": "producer-violation STRM-4"},
+    "ignores-copy": {ask: "producer-violation STRM-4" for ask in COPY_TRUE},
+    # Right for each keyword alone, wrong for copy=True beside dl_device (P-49).
+    "ignores-copy-with-device": {"dl_device=cpu,copy=True": "producer-violation STRM-4"},
+    "copies-for-copy-false": {ask: "producer-violation STRM-4"
+                              for ask in ("copy=False", "dl_device=cpu,copy=False")},
     # Every export dropped unconsumed leaks; a consumed one is deleted by its consumer.
     "no-capsule-destructor": {ask: "deleter-leaks LIFE-2" for ask in
                               EXPORTS + ("dropped-during-exception",)},
     # The id stated in the struct too: the validator refuses it wherever it is read, and a
     # capsule on it is on another device than dl_device=(1, 0) asked for.
     "device-id-one": dict(read_by_consumer("producer-violation DEV-2"),
-                          **{"__dlpack_device__": "producer-violation DEV-2",
-                             "dl_device=cpu": "producer-violation STRM-3"}),
+                          **{ask: "producer-violation STRM-3" for ask in OWN_DEVICE},
+                          **{"__dlpack_device__": "producer-violation DEV-2"}),
     "unknown-device-type": dict(read_by_consumer("producer-violation DEV-1"),
-                                **{"__dlpack_device__": "producer-violation DEV-1",
-                                   "dl_device=cpu": "producer-violation STRM-3"}),
+                                **{ask: "producer-violation STRM-3" for ask in OWN_DEVICE},
+                                **{"__dlpack_device__": "producer-violation DEV-1"}),
     # __dlpack_device__ right, every struct on (3, 0): not self's device (DEV-1), nor the one
     # dl_device asked for (STRM-3).
     "capsule-on-other-device": dict(
         read_by_consumer("producer-violation DEV-1"),
-        **{ask: "producer-violation DEV-1" for ask in EXPORTS if ask != "dl_device=cpu"},
-        **{"dl_device=cpu": "producer-violation STRM-3"}),
+        **{ask: "producer-violation DEV-1" for ask in EXPORTS if ask not in OWN_DEVICE},
+        **{ask: "producer-violation STRM-3" for ask in OWN_DEVICE}),
     "returns-bytes": dict(read_by_consumer("not-a-capsule VER-4"),
                           **{ask: "not-a-capsule VER-4" for ask in EXPORTS}),
     # The keywords of DLPack 1.0 missing are the old signature, INFO; stream missing is not.
-    "no-keywords": dict({ask: "old-dlpack-signature VER-4" for ask in
-                         EXPORTS[1:-1] + ("dl_device=cuda",)},
+    "no-keywords": dict({ask: "old-dlpack-signature VER-4" for ask in EXPORTS
+                         + ("dl_device=cuda", "dl_device=cuda,copy=True")
+                         if ask not in ("max_version=none", "stream=None")},
                         **{"stream=None": "no-stream-keyword VER-4"}),
-    "refuses-own-device": {"dl_device=cpu": "producer-violation STRM-3"},
-    "device-value-error": {"dl_device=cuda": "wrong-refusal-exception STRM-3"},
+    "refuses-own-device": {ask: "producer-violation STRM-3" for ask in OWN_DEVICE},
+    "device-value-error": {ask: "wrong-refusal-exception STRM-3"
+                           for ask in ("dl_device=cuda", "dl_device=cuda,copy=True")},
     # max_version=1.3, copy= and dl_device= ask for (1, 3), which it answers versioned.
-    "equal-version-only": {"max_version=1.0": "negotiation-downgrade VER-4",
-                           "max_version=2.0": "negotiation-downgrade VER-4"},
+    "equal-version-only": {ask: "negotiation-downgrade VER-4"
+                           for ask in ("max_version=1.0", "max_version=2.0",
+                                       "max_version=1.0,copy=True")},
     "sub-byte-as-byte": read_by_consumer("producer-violation DT-1", NARROW),
     # Its float32 tensors only: the float4 one keeps its code and lanes.
     "unknown-dtype-code": read_by_consumer("producer-violation DT-2", FLOAT32),
@@ -95,6 +105,8 @@ EXPECTED = {
 CASES = ("dlconform-consumer@v1.3/f32_2x3", "dlconform-consumer@v1.3/exported-3-times",
          "dlconform-consumer@v1.3/source-deleted", "stream=None", "stream=1", "stream=-1",
          "max_version=1.3", "max_version=bare-int", "copy=True", "copy=False", "dl_device=cuda",
+         "dl_device=cpu,copy=True", "dl_device=cpu,copy=False", "max_version=1.0,copy=True",
+         "dl_device=cuda,copy=True",
          "dlconform-consumer@v1.3/unexpressible/big-endian",
          "dlconform-consumer@v1.3/unexpressible/odd-byte-strides",
          "dlconform-consumer@v1.3/narrow/float4_e2m1fn",
