@@ -431,6 +431,24 @@ def element_reader(np, dtype_name):
     return float
 
 
+class PlantedParty(Framework):
+    """The base of the planted parties' adapters (python/planted_*.py): each subclass says what
+    it breaks in `planted`, is labelled NAME@1 and declares DLPack 1.3. (A base class of this
+    file: load_adapters takes none of it for a party of its own.)"""
+    planted = ""
+
+    @property
+    def version(self):
+        return "1"
+
+    @property
+    def label(self):
+        return f"{self.planted}@1"
+
+    def header(self):
+        return (1, 3)
+
+
 def load_adapters(path):
     """The adapter classes a file defines: subclasses of Framework, the interface documented in
     docs/adapters.md ("A Python adapter for everything else"), declared in dlconform_adapter.py."""

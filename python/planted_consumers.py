@@ -39,9 +39,6 @@ from dlconform_workers import HeldCapsule, is_capsule
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "reproducers"))
 import dlconform_capsule as cap  # noqa: E402  (beside this file, in reproducers/)
 
-_set_name = cap._python_function("PyCapsule_SetName", ctypes.c_int, ctypes.py_object,
-                                 ctypes.c_char_p)
-USED = {b"dltensor": b"used_dltensor", b"dltensor_versioned": b"used_dltensor_versioned"}
 IS_COPIED = 1 << 1
 
 
@@ -52,25 +49,14 @@ def checked(capsule):
     return capsule
 
 
-class Planted(dlc.Framework):
+class Planted(dlc.PlantedParty):
     """The correct consumer, and the base of the planted ones."""
     name = "numpy"  # the module the interface imports; the arrays are the bridge's records
     exports = False
     planted = "correct-consumer"
 
-    @property
-    def version(self):
-        return "1"
-
-    @property
-    def label(self):
-        return f"{self.planted}@1"
-
     def probe(self):
         return {"dtypes": ["float32"], "has_xapi": False}
-
-    def header(self):
-        return (1, 3)
 
     def cpu_device(self):
         return "cpu"
@@ -176,24 +162,6 @@ class WrongErrorForNone(Planted):
         return super().import_(obj, copy, device)
 
 
-class _Owner:
-    """A taken struct: its deleter runs once, when the last view of its data dies (LIFE-3)."""
-    def __init__(self, struct):
-        self.struct = struct
-
-    def __del__(self):
-        if self.struct.deleter:
-            self.struct.deleter(ctypes.addressof(self.struct))
-
-
-class _View:
-    """The float32 elements of a taken compact tensor, for numpy.asarray: it keeps the owner."""
-    def __init__(self, address, shape, owner):
-        self.__array_interface__ = {"data": (address, False), "shape": shape, "typestr": "<f4",
-                                    "version": 3}
-        self.owner = owner
-
-
 def take(capsule):
     """The planted library's import: the capsule renamed, a NumPy view over its float32 data and
     whether the producer copied (IS_COPIED)."""
@@ -201,10 +169,13 @@ def take(capsule):
     versioned = name == b"dltensor_versioned"
     struct = (cap.DLManagedTensorVersioned if versioned else cap.DLManagedTensor).from_address(
         address)
-    _set_name(capsule, USED[name])  # taken: the deleter is ours to call
+    cap.mark_used(capsule, name)  # taken: the deleter is ours to call
     t = struct.dl_tensor
     shape = tuple(t.shape[i] for i in range(t.ndim))
-    view = numpy.asarray(_View(t.data + t.byte_offset, shape, _Owner(struct)))
+    # The float32 elements of a compact tensor; the owner calls the deleter once (LIFE-3).
+    interface = {"data": (t.data + t.byte_offset, False), "shape": shape, "typestr": "<f4",
+                 "version": 3}
+    view = numpy.asarray(cap.View(interface, cap.Owner(struct)))
     return view, versioned and bool(struct.flags & IS_COPIED)
 
 

@@ -27,33 +27,11 @@ import dlconform_adapter as dlc
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "reproducers"))
 import dlconform_capsule as cap  # noqa: E402  (beside this file, in reproducers/)
 
-_set_name = cap._python_function("PyCapsule_SetName", ctypes.c_int, ctypes.py_object,
-                                 ctypes.c_char_p)
-USED = {b"dltensor": b"used_dltensor", b"dltensor_versioned": b"used_dltensor_versioned"}
 READ_ONLY = 1 << 0
 # DLPack (code, bits) -> the NumPy type-string letter; lanes must be 1.
 KINDS = {0: "i", 1: "u", 2: "f", 5: "c", 6: "b"}
 NUMPY_DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
                 "float16", "float32", "float64", "complex64", "complex128", "bool"]
-
-
-class _Owner:
-    """A taken struct: its deleter runs once, when the last view of its data dies (LIFE-3)."""
-
-    def __init__(self, struct):
-        self.struct = struct
-
-    def __del__(self):
-        if self.struct.deleter:
-            self.struct.deleter(ctypes.addressof(self.struct))
-
-
-class _Interface:
-    """What numpy.asarray views: the tensor's memory as DLPack describes it, and its owner."""
-
-    def __init__(self, interface, owner):
-        self.__array_interface__ = interface
-        self.owner = owner
 
 
 _EMPTY = (ctypes.c_uint64 * 8)()  # where a size-0 view points (NumPy needs some address)
@@ -79,7 +57,7 @@ class Importer:
     def take(self, capsule):
         """The tensor of `capsule` as a NumPy view; the capsule renamed once it is ours."""
         name, address = cap._managed(capsule)
-        if name not in USED:
+        if name not in cap.USED:
             raise TypeError(f"expected a dltensor capsule but found {name!r}")
         versioned = name == b"dltensor_versioned"
         struct = (cap.DLManagedTensorVersioned if versioned else cap.DLManagedTensor).from_address(
@@ -93,7 +71,7 @@ class Importer:
         if t.device.device_type != 1:
             raise BufferError(f"device type {t.device.device_type} is not accessible")
         self.check_ndim(t.ndim)
-        _set_name(capsule, USED[name])  # taken: the deleter is ours to call
+        cap.mark_used(capsule, name)  # taken: the deleter is ours to call
         item = bits // 8
         shape = tuple(t.shape[i] for i in range(t.ndim))
         strides = (self.compact_strides(shape, item) if not t.strides else
@@ -102,7 +80,7 @@ class Importer:
         first = ctypes.addressof(_EMPTY) if 0 in shape else self.first_element(t)
         interface = {"data": (first, read_only), "shape": shape, "strides": strides,
                      "version": 3, "typestr": "|b1" if code == 6 else f"<{KINDS[code]}{item}"}
-        return numpy.asarray(_Interface(interface, _Owner(struct)))
+        return numpy.asarray(cap.View(interface, cap.Owner(struct)))  # the deleter once (LIFE-3)
 
     def check_ndim(self, ndim):
         pass
@@ -140,7 +118,7 @@ class NullStridesColumnMajor(Importer):
         return tuple(strides)
 
 
-class Planted(dlc.Framework):
+class Planted(dlc.PlantedParty):
     """The adapter of the correct importer, and the base of the planted ones' adapters."""
     name = "numpy"  # the module the interface imports; the arrays are NumPy views of the tensors
     exports = False
@@ -152,19 +130,8 @@ class Planted(dlc.Framework):
     planted = "correct-importer"
     library = Importer
 
-    @property
-    def version(self):
-        return "1"
-
-    @property
-    def label(self):
-        return f"{self.planted}@1"
-
     def probe(self):
         return {"dtypes": list(self.dtypes), "has_xapi": False, "sample": None}
-
-    def header(self):
-        return (1, 3)
 
     def cpu_device(self):
         return "cpu"

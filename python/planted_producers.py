@@ -213,7 +213,7 @@ class Array:
             _released_pages.append(self.page)
 
 
-class Planted(dlc.Framework):
+class Planted(dlc.PlantedParty):
     """The correct producer, and the base of the planted ones."""
     name = "numpy"  # the module the interface imports; the arrays are this file's
     dtypes = ["float32"]
@@ -222,19 +222,8 @@ class Planted(dlc.Framework):
     planted = "correct-producer"
     array = Array  # the array type it makes
 
-    @property
-    def version(self):
-        return "1"
-
-    @property
-    def label(self):
-        return f"{self.planted}@1"
-
     def probe(self):
         return {"dtypes": ["float32"], "has_xapi": False}
-
-    def header(self):
-        return (1, 3)
 
     def from_np(self, array):
         return self.array(self.np.ascontiguousarray(array, dtype="float32"), self.planted)

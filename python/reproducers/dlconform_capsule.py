@@ -81,6 +81,14 @@ _capsule_new = _python_function("PyCapsule_New", ctypes.py_object, ctypes.c_void
 _capsule_pointer = _python_function("PyCapsule_GetPointer", ctypes.c_void_p, ctypes.py_object,
                                     ctypes.c_char_p)
 _capsule_name = _python_function("PyCapsule_GetName", ctypes.c_char_p, ctypes.py_object)
+_capsule_set_name = _python_function("PyCapsule_SetName", ctypes.c_int, ctypes.py_object,
+                                     ctypes.c_char_p)
+USED = {b"dltensor": b"used_dltensor", b"dltensor_versioned": b"used_dltensor_versioned"}
+
+
+def mark_used(capsule, name):
+    """Renames a capsule its consumer took, named `name` (LIFE-1): the deleter is the taker's."""
+    _capsule_set_name(capsule, USED[name])
 
 _LEGACY, _VERSIONED = b"dltensor", b"dltensor_versioned"  # static: capsules keep the pointer
 _alive = {}  # struct address -> everything the struct points into
@@ -169,6 +177,25 @@ def capsule(dtype="f32", shape=(8,), strides=None, byte_offset=0, device=(1, 0),
     _alive[address] = (managed, storage, shape_array, strides_array) + ((page,) if guarded else ())
     # destructor: the address of a C PyCapsule_Destructor (see the comment on _capsule_new).
     return _capsule_new(address, _VERSIONED if versioned else _LEGACY, destructor)
+
+
+class Owner:
+    """A struct a consumer took: its deleter runs once, when the last view of its data dies."""
+
+    def __init__(self, struct):
+        self.struct = struct
+
+    def __del__(self):
+        if self.struct.deleter:
+            self.struct.deleter(ctypes.addressof(self.struct))
+
+
+class View:
+    """What numpy.asarray views: memory as an __array_interface__ describes it, and its owner."""
+
+    def __init__(self, interface, owner):
+        self.__array_interface__ = interface
+        self.owner = owner
 
 
 class Producer:
