@@ -1,7 +1,8 @@
 // Internal to the _dlconform extension: what its translation units share. dlconform_bridge.cpp
 // holds the judges and the module; bridge_mock.cpp the mock producers' tensors (MockTensor) and
-// the capsules handed out; bridge_xapi.cpp the checks of the C exchange API; bridge_asks.cpp the
-// judges of how a consumer asks and of writes through immutable data.
+// the capsules handed out; bridge_capsules.cpp what is read of a framework's capsules;
+// bridge_xapi.cpp the checks of the C exchange API; bridge_asks.cpp the judges of how a consumer
+// asks and of writes through immutable data.
 #pragma once
 
 #define PY_SSIZE_T_CLEAN
@@ -81,9 +82,19 @@ PyObject* judge_asks(PyObject*, PyObject* args);
 PyObject* judge_write_through(PyObject*, PyObject* args);
 PyObject* judge_used_capsule(PyObject*, PyObject* args);
 
-// bridge_release.cpp: release_while_raising(obj): obj.__dlpack__()'s capsule dropped unconsumed
-// while a RuntimeError is pending; (kept, what was pending after it); kept is None when
+// bridge_capsules.cpp: what the driver reads of a capsule and does with it (the module's
+// docstrings say each); release_while_raising(obj): obj.__dlpack__()'s capsule dropped
+// unconsumed while a RuntimeError is pending, (kept, what was pending after it), kept None when
 // __dlpack__ returned no capsule.
+PyObject* interpose(PyObject*, PyObject* args);
+PyObject* deleter_calls(PyObject*, PyObject* args);
+PyObject* forget(PyObject*, PyObject* args);
+PyObject* capsule_kind(PyObject*, PyObject* args);
+PyObject* capsule_flags(PyObject*, PyObject* args);
+PyObject* capsule_device(PyObject*, PyObject* args);
+PyObject* capsule_data(PyObject*, PyObject* args);
+PyObject* data_live(PyObject*, PyObject* args);
+PyObject* guarded_blocks(PyObject*, PyObject* args);
 PyObject* release_while_raising(PyObject*, PyObject* args);
 
 }  // namespace dlc::bridge

@@ -14,7 +14,8 @@
 //       the spec says (VER-4/VER-5: ask, fall back on TypeError; LIFE-1: rename), interposes the
 //       deleter, and judges the handoff against what the framework says the tensor is
 //       (judge_handoff: VER-4, VER-1, FLAG-1b, FLAG-2, LAY-5, the validator, fields, values).
-//   interpose(capsule) / deleter_calls(handle)  counts a capsule's deleter calls (framework pairs).
+//   interpose(capsule) / deleter_calls(handle)  counts a capsule's deleter calls (framework pairs;
+//       bridge_capsules.cpp, with what else is read of a capsule).
 //   check_exchange_api(obj)  XAPI-1 to XAPI-5 on the type's __dlpack_c_exchange_api__
 //       (bridge_xapi.cpp).
 //   PluginConsumer(path)  a consumer plugin driven like a framework's from_dlpack.
@@ -491,126 +492,6 @@ PyObject* must_accept(PyObject*, PyObject* args) {
   const dlc::TensorCase& t = dlc::tensor_catalogue()[i];
   return PyBool_FromLong(dlc::consumer_supports(profile, t) &&
                          dlc::valid_for(t, version, profile.max_ndim));
-}
-
-// ---------------------------------------------------------------------------------------------
-// interpose(capsule) / deleter_calls(handle): framework pairs
-
-// The one argument's capsule name and pointer; false, with a Python exception set, if it is
-// not a valid capsule.
-bool capsule_argument(PyObject* args, const char** name, void** pointer) {
-  PyObject* capsule = nullptr;
-  if (!PyArg_ParseTuple(args, "O", &capsule)) return false;
-  if (!PyCapsule_CheckExact(capsule)) {
-    PyErr_SetString(PyExc_TypeError, "expected a PyCapsule");
-    return false;
-  }
-  *name = PyCapsule_GetName(capsule);
-  *pointer = PyCapsule_GetPointer(capsule, *name);
-  return *pointer != nullptr;
-}
-
-PyObject* interpose(PyObject*, PyObject* args) {
-  const char* name = nullptr;
-  void* pointer = nullptr;
-  if (!capsule_argument(args, &name, &pointer)) return nullptr;
-  dlc::abi::StructKind kind = dlc::abi::struct_kind_of_name(name);
-  if (kind == dlc::abi::StructKind::versioned &&
-      static_cast<dlc::abi::FrozenHead*>(pointer)->version.major != 1) {
-    kind = dlc::abi::StructKind::foreign_major;
-  }
-  const bool interposed = host().ledger.interpose(pointer, kind);
-  return Py_BuildValue("(KO)", static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(pointer)),
-                       interposed ? Py_True : Py_False);
-}
-
-// capsule_kind(capsule): "legacy" or "versioned M.m", what crossed (read before the consumer
-// takes it).
-PyObject* capsule_kind(PyObject*, PyObject* args) {
-  const char* name = nullptr;
-  void* pointer = nullptr;
-  if (!capsule_argument(args, &name, &pointer)) return nullptr;
-  if (dlc::abi::struct_kind_of_name(name) != dlc::abi::StructKind::versioned) {
-    return PyUnicode_FromString("legacy");
-  }
-  const DLCVersion v = static_cast<dlc::abi::FrozenHead*>(pointer)->version;
-  return PyUnicode_FromFormat("versioned %u.%u", v.major, v.minor);
-}
-
-// capsule_flags(capsule): the flags of a versioned struct of major 1; 0 for anything else.
-PyObject* capsule_flags(PyObject*, PyObject* args) {
-  const char* name = nullptr;
-  void* pointer = nullptr;
-  if (!capsule_argument(args, &name, &pointer)) return nullptr;
-  if (dlc::abi::struct_kind_of_name(name) != dlc::abi::StructKind::versioned ||
-      static_cast<dlc::abi::FrozenHead*>(pointer)->version.major != 1) {
-    return PyLong_FromLong(0);
-  }
-  return PyLong_FromUnsignedLongLong(static_cast<dlc::abi::ManagedTensorVersioned*>(pointer)->flags);
-}
-
-// The tensor a capsule carries (a legacy struct, or a versioned one of major 1), read before a
-// consumer takes it; nullptr for a struct of another major.
-const dlc::abi::Tensor* tensor_in_capsule(const char* name, void* pointer) {
-  if (dlc::abi::struct_kind_of_name(name) == dlc::abi::StructKind::versioned) {
-    if (static_cast<dlc::abi::FrozenHead*>(pointer)->version.major != 1) return nullptr;
-    return &static_cast<dlc::abi::ManagedTensorVersioned*>(pointer)->dl_tensor;
-  }
-  return &static_cast<dlc::abi::ManagedTensor*>(pointer)->dl_tensor;
-}
-
-// capsule_device(capsule): (device type, device id) of the tensor a capsule carries.
-PyObject* capsule_device(PyObject*, PyObject* args) {
-  const char* name = nullptr;
-  void* pointer = nullptr;
-  if (!capsule_argument(args, &name, &pointer)) return nullptr;
-  const dlc::abi::Tensor* t = tensor_in_capsule(name, pointer);
-  if (t == nullptr) Py_RETURN_NONE;
-  return Py_BuildValue("(ii)", t->device.device_type, t->device.device_id);
-}
-
-// capsule_data(capsule): the address of the first element (data + byte_offset) of the tensor a
-// capsule carries, which tells whether two arrays share memory; None for another major.
-PyObject* capsule_data(PyObject*, PyObject* args) {
-  const char* name = nullptr;
-  void* pointer = nullptr;
-  if (!capsule_argument(args, &name, &pointer)) return nullptr;
-  const dlc::abi::Tensor* t = tensor_in_capsule(name, pointer);
-  if (t == nullptr) Py_RETURN_NONE;
-  return PyLong_FromUnsignedLongLong(reinterpret_cast<uintptr_t>(t->data) + t->byte_offset);
-}
-
-// data_live(address): whether the guarded block holding `address` is live and writable: a mock
-// producer's data its deleter has not freed (a write there reaches no other memory).
-PyObject* data_live(PyObject*, PyObject* args) {
-  unsigned long long address = 0;
-  if (!PyArg_ParseTuple(args, "K", &address)) return nullptr;
-  const dlc::BlockFacts facts = host().arena.facts(static_cast<uintptr_t>(address));
-  return PyBool_FromLong(facts.found && facts.state == dlc::BlockState::live && facts.offset >= 0 &&
-                         static_cast<size_t>(facts.offset) < facts.size);
-}
-
-PyObject* forget(PyObject*, PyObject* args) {
-  unsigned long long handle = 0;
-  if (!PyArg_ParseTuple(args, "K", &handle)) return nullptr;
-  host().ledger.forget(reinterpret_cast<const void*>(static_cast<uintptr_t>(handle)));
-  Py_RETURN_NONE;
-}
-
-// guarded_blocks(): blocks of the guard arena still live in this process (never deleted: a
-// framework's leak, or a capsule it keeps), out of how many it can hold, and whether the arena
-// is three quarters used (live blocks, or the address space its freed blocks keep).
-PyObject* guarded_blocks(PyObject*, PyObject*) {
-  return Py_BuildValue("(nnO)", static_cast<Py_ssize_t>(host().arena.live_blocks()),
-                       static_cast<Py_ssize_t>(dlc::GuardArena::kMaxLiveBlocks),
-                       host().arena.nearly_full() ? Py_True : Py_False);
-}
-
-PyObject* deleter_calls(PyObject*, PyObject* args) {
-  unsigned long long handle = 0;
-  if (!PyArg_ParseTuple(args, "K", &handle)) return nullptr;
-  const void* pointer = reinterpret_cast<const void*>(static_cast<uintptr_t>(handle));
-  return PyLong_FromUnsignedLong(host().ledger.calls(pointer));
 }
 
 // ---------------------------------------------------------------------------------------------
