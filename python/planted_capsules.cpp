@@ -59,11 +59,6 @@ void delete_whatever_the_name(PyObject* capsule) {
                length >= suffix && std::strcmp(name + length - suffix, "dltensor_versioned") == 0);
 }
 
-// destructor(): the address of the destructor, for PyCapsule_New through ctypes.
-PyObject* destructor(PyObject*, PyObject*) {
-  return PyLong_FromUnsignedLongLong(reinterpret_cast<uintptr_t>(&delete_if_unconsumed));
-}
-
 // The planted defect of destructor-clears-exception (LIFE-2): it clears whatever error is
 // pending before it deletes, so an exception in flight while the capsule dies is lost.
 void delete_clearing_errors(PyObject* capsule) {
@@ -71,23 +66,21 @@ void delete_clearing_errors(PyObject* capsule) {
   delete_if_unconsumed(capsule);
 }
 
-// clearing_destructor(): the address of that one.
-PyObject* clearing_destructor(PyObject*, PyObject*) {
-  return PyLong_FromUnsignedLongLong(reinterpret_cast<uintptr_t>(&delete_clearing_errors));
-}
-
-// name_blind_destructor(): the address of the planted one.
-PyObject* name_blind_destructor(PyObject*, PyObject*) {
-  return PyLong_FromUnsignedLongLong(reinterpret_cast<uintptr_t>(&delete_whatever_the_name));
+// destructors(): {name: address} of each destructor, for PyCapsule_New through ctypes: the right
+// one ("unconsumed") and the planted ones ("name-blind", "clearing").
+PyObject* destructors(PyObject*, PyObject*) {
+  auto address = [](void (*destructor)(PyObject*)) {
+    return static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(destructor));
+  };
+  return Py_BuildValue("{s:K,s:K,s:K}", "unconsumed", address(&delete_if_unconsumed),
+                       "name-blind", address(&delete_whatever_the_name), "clearing",
+                       address(&delete_clearing_errors));
 }
 
 PyMethodDef module_methods[] = {
-    {"destructor", destructor, METH_NOARGS,
-     "The address of a PyCapsule_Destructor that calls the deleter of an unconsumed capsule."},
-    {"clearing_destructor", clearing_destructor, METH_NOARGS,
-     "The address of a planted PyCapsule_Destructor that clears a pending exception first."},
-    {"name_blind_destructor", name_blind_destructor, METH_NOARGS,
-     "The address of a planted PyCapsule_Destructor that calls the deleter whatever the name."},
+    {"destructors", destructors, METH_NOARGS,
+     "{name: address} of the PyCapsule_Destructors: unconsumed (calls the deleter of a capsule "
+     "dropped unconsumed), name-blind and clearing (planted)."},
     {nullptr, nullptr, 0, nullptr}};
 
 PyModuleDef module_def = {PyModuleDef_HEAD_INIT,

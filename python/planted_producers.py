@@ -74,9 +74,11 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "rep
 import dlconform_capsule as cap  # noqa: E402  (beside this file, in reproducers/)
 
 _released_pages = []  # the data pages of dead frees-with-source arrays: unreadable, kept mapped
-DESTRUCTOR = planted_capsules.destructor()  # deletes a capsule dropped unconsumed (LIFE-2)
-NAME_BLIND = planted_capsules.name_blind_destructor()  # deletes any capsule (name-blind-destructor)
-CLEARING = planted_capsules.clearing_destructor()  # clears the pending error first
+_DESTRUCTORS = planted_capsules.destructors()
+DESTRUCTOR = _DESTRUCTORS["unconsumed"]  # deletes a capsule dropped unconsumed (LIFE-2)
+# The planted ones: any capsule deleted, the used ones too; the pending error cleared first.
+PLANTED_DESTRUCTORS = {"name-blind-destructor": _DESTRUCTORS["name-blind"],
+                       "destructor-clears-exception": _DESTRUCTORS["clearing"]}
 _kept_structs = []  # name-blind-destructor's structs, kept past their deleter
 # Capsules without the destructor: the planted one, and caches-one-struct's, whose one struct must
 # outlive each capsule that carries it (its bug is the cache alone).
@@ -150,9 +152,7 @@ class Array:
                               flags=cap.IS_COPIED if copy else 0, device=self.device(),
                               guarded=self.planted == "caches-one-struct",
                               destructor=None if self.planted in BARE_CAPSULES else
-                              {"name-blind-destructor": NAME_BLIND,
-                               "destructor-clears-exception": CLEARING}.get(self.planted,
-                                                                            DESTRUCTOR))
+                              PLANTED_DESTRUCTORS.get(self.planted, DESTRUCTOR))
         if self.planted == "name-blind-destructor":
             _kept_structs.append(cap._alive[cap._managed(capsule)[1]])
         tensor = _dl_tensor(capsule)

@@ -236,9 +236,11 @@ void judge_handoff(const HandoffFacts& f, Finding* out) noexcept {
   options.level = Level::full;
   options.consumer_version = versioned ? version : DLCVersion{1, 3};
   validate(h, options, &full);
-  if (!full.observation.data_not_read && f.expected.encoding_digest_known &&
-      full.observation.digest == f.expected.encoding_digest &&
-      full.observation.digest != f.expected.digest) {
+  const DLCObservation& seen = full.observation;
+  const bool values_wrong = !seen.data_not_read && (seen.digest != f.expected.digest ||
+                                                    seen.elements_read != f.expected.elements);
+  if (values_wrong && f.expected.encoding_digest_known &&
+      seen.digest == f.expected.encoding_digest && seen.digest != f.expected.digest) {
     // Every field matched the request and the values are exactly the right ones stored another
     // way: the element encoding is what breaks (DT-3), not the layout (LAY-4).
     out->set(FindingClass::producer_violation, Rule::DT_3)
@@ -247,20 +249,18 @@ void judge_handoff(const HandoffFacts& f, Finding* out) noexcept {
         .add(") but found them ")
         .add(f.expected.encoding)
         .add(" (digest ")
-        .hex(full.observation.digest)
+        .hex(seen.digest)
         .add(')');
-  } else if (!full.observation.data_not_read &&
-             (full.observation.digest != f.expected.digest ||
-              full.observation.elements_read != f.expected.elements)) {
+  } else if (values_wrong) {
     out->set(FindingClass::producer_violation, Rule::LAY_4)
         .add("expected the requested values (")
         .unum(f.expected.elements)
         .add(" elements, digest ")
         .hex(f.expected.digest)
         .add(") but found ")
-        .unum(full.observation.elements_read)
+        .unum(seen.elements_read)
         .add(" elements with digest ")
-        .hex(full.observation.digest);
+        .hex(seen.digest);
   }
   note_read_only_as_legacy();
 }
@@ -474,8 +474,10 @@ void judge_import(const ImportFacts& f, Finding* out) noexcept {
       return;
     }
   }
-  if (f.digest_known && !obs.data_not_read && f.column_major_digest != 0 &&
-      obs.digest == f.column_major_digest && obs.elements_read == f.elements) {
+  const bool values_wrong = f.digest_known && !obs.data_not_read &&
+                            (obs.digest != f.digest || obs.elements_read != f.elements);
+  if (values_wrong && f.column_major_digest != 0 && obs.digest == f.column_major_digest &&
+      obs.elements_read == f.elements) {
     // Exactly the values of NULL strides read in column-major order: LAY-5's misreading.
     out->set(FindingClass::wrong_data, Rule::LAY_5)
         .add("expected ")
@@ -487,8 +489,7 @@ void judge_import(const ImportFacts& f, Finding* out) noexcept {
         .add(" read them in column-major order");
     return;
   }
-  if (f.digest_known && !obs.data_not_read &&
-      (obs.digest != f.digest || obs.elements_read != f.elements)) {
+  if (values_wrong) {
     out->set(FindingClass::wrong_data)
         .add("expected ")
         .unum(f.elements)
