@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -64,6 +65,10 @@
 #define DLC_BUG_refuses_unit_axis_stride 29
 #define DLC_BUG_reads_null_shape 30
 #define DLC_BUG_refuses_zero_strides 31
+#define DLC_BUG_refuses_null_manager_ctx 32
+#define DLC_BUG_trusts_null_strides 33
+#define DLC_BUG_reads_scalar_strides 34
+#define DLC_BUG_reads_high_bits_first 35
 #ifndef DLC_BUG
 #define DLC_BUG none
 #endif
@@ -198,7 +203,16 @@ bool digest(const DLTensor& t, uint64_t flags, DLCObservation* obs) {
   }
 #endif
   if (g.packed_subbyte) {
-    d = dlc_digest_update(d, origin, g.storage_bytes);
+    if constexpr (kBug == DLC_BUG_reads_high_bits_first) {
+      // Takes each element's bits highest first (DT-3: DLPack packs the lowest first), and
+      // digests the values so read as DLPack would pack them.
+      std::vector<uint8_t> read(g.storage_bytes);
+      dlc::geo::repack_high_bits_first(origin, g.numel, uint32_t{t.dtype.bits} * t.dtype.lanes,
+                                       read.data(), read.size());
+      d = dlc_digest_update(d, read.data(), read.size());
+    } else {
+      d = dlc_digest_update(d, origin, g.storage_bytes);
+    }
     obs->elements_read = g.storage_bytes;
   } else {
     dlc::geo::for_each_element(g, spec.ndim, spec.shape, sg.strides, [&](uint64_t, int64_t off) {
@@ -391,6 +405,20 @@ int consume(void*, DLCHandoff* handoff, const DLCRequest*, DLCObservation* obs, 
     if (has_broadcast_axis(*tensor)) {
       return refuse(t, err, err_len, "zero strides are not supported");
     }
+  }
+  if constexpr (kBug == DLC_BUG_refuses_null_manager_ctx) {
+    // dlpack.h: manager_ctx "can also be NULL"; only the deleter reads it.
+    void* ctx = t.kind == DLC_STRUCT_LEGACY ? static_cast<DLManagedTensor*>(t.pointer)->manager_ctx
+                                            : versioned_ctx(t);
+    if (ctx == nullptr) return refuse(t, err, err_len, "expected a manager_ctx but found NULL");
+  }
+  if ((kBug == DLC_BUG_trusts_null_strides && tensor->ndim > 0) ||
+      (kBug == DLC_BUG_reads_scalar_strides && tensor->ndim == 0)) {
+    // Reads strides[0] unchecked: before DLPack 1.2 strides may be NULL (compact row-major), and
+    // at ndim 0 they may be NULL in any version. asm, as below, to fault in every build.
+    int64_t first = 0;
+    asm volatile("movq (%1), %0" : "=r"(first) : "r"(tensor->strides) : "memory");
+    obs->strides[0] = first;
   }
   if (kBug == DLC_BUG_reads_null_shape && tensor->ndim == 0) {
     // NULL is allowed at ndim 0. The read is asm, so that it faults in every build (UBSan would

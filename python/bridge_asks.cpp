@@ -29,6 +29,25 @@ bool parse_device(PyObject* v, DLCDevice* out) {
   return true;
 }
 
+// A 2-tuple of ints, as the Array API prescribes max_version and dl_device: a list or an int is
+// malformed (the consumer's defect), though a lenient producer may take it.
+bool is_int_pair(PyObject* v) {
+  return PyTuple_Check(v) && PyTuple_Size(v) == 2 && PyIndex_Check(PyTuple_GetItem(v, 0)) &&
+         PyIndex_Check(PyTuple_GetItem(v, 1));
+}
+
+// The two ints of a malformed pair where it holds them (a list [1, 3]); false otherwise.
+bool ints_of_sequence(PyObject* v, long long* a, long long* b) {
+  if (!PyList_Check(v) || PyList_Size(v) != 2) return false;
+  *a = PyLong_AsLongLong(PyList_GetItem(v, 0));
+  *b = PyLong_AsLongLong(PyList_GetItem(v, 1));
+  if (PyErr_Occurred()) {
+    PyErr_Clear();
+    return false;
+  }
+  return true;
+}
+
 // One call record: {"kind": "device"|"dlpack", "max_version": (M, m)|None, "stream": int|None,
 // "copy": bool|None (absent: not passed), "dl_device": (t, id)|None, "answer": "capsule"|
 // "TypeError"|"BufferError"|"error"}.
@@ -41,7 +60,15 @@ bool parse_call(PyObject* d, AskCall* c) {
   c->kind = kind == "device" ? AskCall::Kind::device : AskCall::Kind::dlpack;
   if (PyObject* v = item(d, "max_version"); v != nullptr && v != Py_None) {
     c->has_max_version = true;
-    if (!parse_version(v, &c->max_version)) return false;
+    long long major = 0, minor = 0;
+    if (is_int_pair(v)) {
+      if (!parse_version(v, &c->max_version)) return false;
+    } else {
+      c->max_version_malformed = true;
+      if (ints_of_sequence(v, &major, &minor) && major >= 0 && minor >= 0) {
+        c->max_version = {static_cast<uint32_t>(major), static_cast<uint32_t>(minor)};
+      }
+    }
   }
   if (PyObject* v = item(d, "stream"); v != nullptr && v != Py_None) {
     c->stream_given = true;
@@ -56,6 +83,7 @@ bool parse_call(PyObject* d, AskCall* c) {
   }
   if (PyObject* v = item(d, "dl_device"); v != nullptr && v != Py_None) {
     c->dl_device_given = true;
+    c->dl_device_malformed = !is_int_pair(v);
     if (!parse_device(v, &c->dl_device)) {
       PyErr_Clear();
       c->dl_device = {-1, -1};  // not a (type, id) pair: never the device the caller asked for

@@ -27,6 +27,10 @@ EXPECTED = {
     "asarray-fallback": {"bad-input/no-dlpack": "no-attribute-error VER-4"},
     "wrong-error-for-none": {"bad-input/no-dlpack": "no-attribute-error VER-4"},
     "no-type-error-fallback": {"after-type-error": "no-version-fallback VER-5"},
+    "max-version-as-list": {ask: "malformed-keyword-passed VER-5" for ask in
+                            ("plain", "after-type-error", "after-buffer-error", "copy=True",
+                             "copy=False", "device=cpu")},
+    "device-as-list": {"device=cpu": "malformed-keyword-passed STRM-3"},
     "viewing-consumer": {},
     "ignores-copy": {"copy=True": "keyword-dropped STRM-4", "copy=False": "keyword-dropped STRM-4",
                      "memory/copy=True": "copy-not-made STRM-4"},

@@ -94,8 +94,8 @@ def calls_text(calls):
         for key in ("max_version", "stream", "dl_device", "copy"):
             if key in c:
                 v = c[key]
-                keywords.append(f"{key}={v[0]}.{v[1]}" if key == "max_version" and v else
-                                f"{key}={v!r}")
+                keywords.append(f"{key}={v[0]}.{v[1]}" if key == "max_version" and
+                                isinstance(v, tuple) and len(v) == 2 else f"{key}={v!r}")
         answer = c.get("answer", "capsule")
         out.append(f"__dlpack__({', '.join(keywords)})" + ("" if answer == "capsule" else
                                                              f" -> {answer}"))

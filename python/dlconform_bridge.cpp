@@ -214,6 +214,7 @@ PyObject* judge_import_py(PyObject*, PyObject* args) {
   imp.digest_known = t.values_comparable() && imported;
   imp.digest = t.digest;
   imp.column_major_digest = t.column_major_digest;
+  imp.high_bits_first_digest = t.high_bits_first_digest;
   imp.elements = t.elements;
   imp.consumer_label = who.c_str();
   dlc::judge_import(imp, &f);

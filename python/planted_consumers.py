@@ -18,6 +18,8 @@ that the correct one has no finding.
                          None, not AttributeError
   no-type-error-fallback asks with max_version only: a producer of the old signature's TypeError
                          ends the import, where the consumer must ask again without it
+  max-version-as-list    passes max_version=[1, 3], a list where the Array API says a 2-tuple
+  device-as-list         passes dl_device=[1, 0], a list where the Array API says a 2-tuple
 
 The memory cases (asks/*/memory/*) need arrays over the producer's memory; these consumers take
 the struct themselves (rename, view, deleter when the last view dies):
@@ -98,6 +100,23 @@ class NoTypeErrorFallback(Planted):
 
     def ask(self, obj, keywords):
         return obj.__dlpack__(**keywords)  # the bug: no second question after TypeError
+
+
+class MaxVersionAsList(Planted):
+    planted = "max-version-as-list"
+
+    def keywords(self, copy, device):
+        return dict(super().keywords(copy, device), max_version=[1, 3])  # the planted list
+
+
+class DeviceAsList(Planted):
+    planted = "device-as-list"
+
+    def keywords(self, copy, device):
+        out = super().keywords(copy, device)
+        if "dl_device" in out:
+            out["dl_device"] = [1, 0]  # the planted list
+        return out
 
 
 class StreamZero(Planted):

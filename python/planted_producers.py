@@ -61,6 +61,9 @@ correct one has no finding.
   destructor-clears-exception  a capsule destructor that clears the pending error before it
                        deletes: an exception in flight while an unconsumed capsule dies is lost
                        (LIFE-2)
+  exports-conjugate-view  its complex arrays can be lazily conjugated (a conjugate bit, as
+                       torch's conj()); such a view exports its stored values, where it must
+                       refuse or resolve them: the consumer reads the unconjugated ones (LAY-4)
 """
 import ctypes
 import mmap
@@ -409,3 +412,21 @@ class NoDeviceMethod(Planted):
 
 class IgnoresCopyWithDevice(Planted):
     planted = "ignores-copy-with-device"
+
+
+class ConjugateView(Array):
+    """A complex array whose values are the conjugates of those it stores (a conjugate bit)."""
+
+
+class ExportsConjugateView(OtherDtypes, Planted):
+    planted = "exports-conjugate-view"
+    dtypes = ["float32", "complex64"]
+
+    def to_np(self, value):
+        return self.np.conj(value.values) if isinstance(value, ConjugateView) else value.values
+
+    def unexpressible(self):
+        values = self.np.array([1 + 2j, 3 - 4j, -5 + 6j, 7j], dtype="complex64")
+        return dict(super().unexpressible(), conj=(
+            "a complex array with its conjugate bit set",
+            lambda: ConjugateView(values, self.planted, dlc.DTYPES["complex64"])))

@@ -51,6 +51,7 @@ namespace {
   X(from_py_object_deleter_leaks)                                                              \
   X(from_py_object_drops_offset)                                                               \
   X(dltensor_compact_strides)                                                                  \
+  X(dltensor_drops_offset)                                                                     \
   X(dltensor_error_unset)                                                                      \
   X(to_py_object_error_unset)                                                                  \
   X(to_py_object_deletes_at_once)                                                              \
@@ -449,7 +450,10 @@ int dltensor_from_py_object(void* py_object, DLTensor* out) {
   out->dtype = {kDLFloat, 32, 1};
   out->shape = p->shape;
   out->strides = T == Table::dltensor_compact_strides ? p->compact : p->strides;
-  out->byte_offset = static_cast<uint64_t>(p->offset) * sizeof(float);
+  // dltensor_drops_offset: a slice's tensor points at its base's first element, not its own.
+  out->byte_offset = T == Table::dltensor_drops_offset
+                         ? 0
+                         : static_cast<uint64_t>(p->offset) * sizeof(float);
   return 0;
 }
 

@@ -33,6 +33,8 @@ EXPECTED = {
                                               "[4, 5]]"),
     "dltensor_compact_strides": ("XAPI-5", "dltensor_from_py_object of obj[:, 1:] to read "
                                            "[[1, 2], [4, 5]]"),
+    "dltensor_drops_offset": ("XAPI-5", "dltensor_from_py_object of obj[:, 1:] to read "
+                                        "[[1, 2], [4, 5]]"),
     "dltensor_error_unset": ("XAPI-5", "dltensor_from_py_object_no_sync to return 0, or -1 with "
                                        "a Python exception set, but found -1 without"),
     "to_py_object_error_unset": ("XAPI-5", "managed_tensor_to_py_object_no_sync to return 0, or "

@@ -101,6 +101,9 @@ EXPECTED = {
                          for shape in ("", "/0-d", "/size-0")},
     # Its __dlpack_device__ alone, on a size-0 array alone; its exports state the right device.
     "device-of-first-element": {"__dlpack_device__/size-0": "unexpected-exception DEV-1"},
+    # Its conjugate view alone: the stored values cross where the conjugates were due.
+    "exports-conjugate-view": {"dlconform-consumer@v1.3/unexpressible/conj":
+                               "producer-violation LAY-4"},
 }
 CASES = ("dlconform-consumer@v1.3/f32_2x3", "dlconform-consumer@v1.3/exported-3-times",
          "dlconform-consumer@v1.3/source-deleted", "stream=None", "stream=1", "stream=-1",

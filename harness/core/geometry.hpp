@@ -204,6 +204,26 @@ inline uint64_t digest(const Geometry& g, int64_t ndim, const int64_t* shape,
   return d;
 }
 
+// DT-3's misreading of packed sub-byte elements: element i read from bit i * width counted from
+// the highest bit of the first byte (big bit-endian), where DLPack packs the lowest bits first.
+// `out` (`bytes` long) receives the values so read, packed the DLPack way, so that a digest of it
+// compares with the tensor's storage digest. Bits past the last element stay zero.
+inline void repack_high_bits_first(const uint8_t* in, uint64_t numel, uint32_t width, uint8_t* out,
+                                   uint64_t bytes) {
+  std::memset(out, 0, bytes);
+  for (uint64_t i = 0; i < numel && (i + 1) * width <= bytes * 8; ++i) {
+    uint32_t value = 0;
+    for (uint32_t b = 0; b < width; ++b) {
+      const uint64_t bit = i * width + b;
+      value = (value << 1) | ((in[bit / 8] >> (7 - bit % 8)) & 1u);
+    }
+    for (uint32_t b = 0; b < width; ++b) {
+      const uint64_t bit = i * width + b;
+      if ((value >> b) & 1u) out[bit / 8] |= static_cast<uint8_t>(1u << (bit % 8));
+    }
+  }
+}
+
 // Writes the fill rule into storage whose first element is at `origin`. Overlapping strides make
 // later elements overwrite earlier ones; the expected digest reads back what is left.
 inline void fill(const Geometry& g, int64_t ndim, const int64_t* shape, const int64_t* strides,

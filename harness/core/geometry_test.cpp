@@ -55,6 +55,20 @@ TEST_CASE("geometry: packed sub-byte types count bytes, padded ones elements (DT
   CHECK(padded.storage_bytes == 5);
 }
 
+TEST_CASE("geometry: packed sub-byte bits read highest first (DT-3's misreading)", "[unit]") {
+  // float4 [1, 2, 3] packed lowest bits first is 0x21 0x03; read highest first, [2, 1, 0].
+  const uint8_t four[2] = {0x21, 0x03};
+  uint8_t out[2] = {0xaa, 0xaa};
+  dlc::geo::repack_high_bits_first(four, 3, 4, out, 2);
+  CHECK(out[0] == 0x12);
+  CHECK(out[1] == 0x00);
+  // float6 [1, 2] packed is 0x81 0x00; its bit stream read highest first gives [32, 16].
+  const uint8_t six[2] = {0x81, 0x00};
+  dlc::geo::repack_high_bits_first(six, 2, 6, out, 2);
+  CHECK(out[0] == 0x20);
+  CHECK(out[1] == 0x04);
+}
+
 TEST_CASE("geometry: fill then digest reads logical order, whatever the strides", "[unit]") {
   int64_t shape[2] = {3, 4};
   int64_t transposed[2] = {1, 3};

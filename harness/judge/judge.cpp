@@ -489,6 +489,18 @@ void judge_import(const ImportFacts& f, Finding* out) noexcept {
         .add(" read them in column-major order");
     return;
   }
+  if (values_wrong && f.high_bits_first_digest != 0 && obs.digest == f.high_bits_first_digest &&
+      obs.elements_read == f.elements) {
+    // Exactly packed sub-byte elements read with their bits highest first: DT-3's misreading.
+    out->set(FindingClass::wrong_data, Rule::DT_3)
+        .add("expected packed sub-byte elements in little bit-endian order, the lowest bits ")
+        .add("first, as DLPack packs them (digest ")
+        .hex(f.digest)
+        .add(") but ")
+        .add(f.consumer_label)
+        .add(" read their bits highest first");
+    return;
+  }
   if (values_wrong) {
     out->set(FindingClass::wrong_data)
         .add("expected ")

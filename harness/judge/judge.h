@@ -145,6 +145,9 @@ struct ImportFacts {
   // The digest of the values read with NULL strides taken for column-major order
   // (TensorCase::column_major_digest); 0 where there is none. Wrong data equal to it is LAY-5's.
   uint64_t column_major_digest = 0;
+  // The digest of packed sub-byte elements read highest bits first
+  // (TensorCase::high_bits_first_digest); 0 where there is none. Wrong data equal to it is DT-3's.
+  uint64_t high_bits_first_digest = 0;
   const char* consumer_label = "";
 };
 
@@ -242,11 +245,13 @@ struct AskCall {
   Kind kind = Kind::dlpack;
   bool has_max_version = false;
   DLCVersion max_version{};
+  bool max_version_malformed = false;  // passed, but no 2-tuple of ints (a list, an int)
   bool stream_given = false;  // a stream other than None was passed
   int64_t stream = 0;
   int copy = -2;              // -2 not passed, -1 None, 0 False, 1 True
   bool dl_device_given = false;  // a dl_device other than None was passed
   DLCDevice dl_device{};
+  bool dl_device_malformed = false;  // passed, but no 2-tuple of ints
   Answer answer = Answer::capsule;
 };
 
@@ -262,8 +267,9 @@ struct AskFacts {
   const char* consumer_label = "";
 };
 
-// VER-5 (max_version first; a second question only after TypeError, and none after a capsule),
-// STRM-1 (no stream on the CPU), STRM-3 and STRM-4 (dl_device and copy as the caller asked).
+// VER-5 (max_version first, as a 2-tuple; a second question only after TypeError, and none after
+// a capsule), STRM-1 (no stream on the CPU), STRM-3 (dl_device as a 2-tuple) and STRM-3/STRM-4
+// (dl_device and copy as the caller asked).
 void judge_asks(const AskFacts& facts, Finding* out) noexcept;
 
 // ---- A write through the consumer's import of immutable data (FLAG-1, FLAG-1b) -------------

@@ -13,7 +13,10 @@ SafeText& call_text(SafeText& w, const AskCall& c) noexcept {
     if (!first) w.add(", ");
     first = false;
   };
-  if (c.has_max_version) {
+  if (c.max_version_malformed) {
+    sep();
+    w.add("max_version=<no 2-tuple>");
+  } else if (c.has_max_version) {
     sep();
     w.add("max_version=").version(c.max_version.major, c.max_version.minor);
   }
@@ -25,7 +28,10 @@ SafeText& call_text(SafeText& w, const AskCall& c) noexcept {
     sep();
     w.add("copy=").add(c.copy == 1 ? "True" : "False");
   }
-  if (c.dl_device_given) {
+  if (c.dl_device_malformed) {
+    sep();
+    w.add("dl_device=<no 2-tuple>");
+  } else if (c.dl_device_given) {
     sep();
     w.add("dl_device=(").num(c.dl_device.device_type).add(", ").num(c.dl_device.device_id).add(')');
   }
@@ -49,6 +55,17 @@ void judge_asks(const AskFacts& f, Finding* out) noexcept {
   for (size_t i = 0; i < f.count; ++i) {
     const AskCall& c = f.calls[i];
     if (c.kind != AskCall::Kind::dlpack) continue;
+    // The Array API's __dlpack__ (2023.12, 2024.12): max_version "in the form of a 2-tuple
+    // (major, minor)"; dl_device "must be a 2-tuple". A producer may read either as C does.
+    if (c.max_version_malformed || c.dl_device_malformed) {
+      const bool version = c.max_version_malformed;
+      auto w = out->set(FindingClass::malformed_keyword_passed, version ? Rule::VER_5 : Rule::STRM_3);
+      w.add("expected ").add(f.consumer_label).add(" to pass ")
+          .add(version ? "max_version" : "dl_device")
+          .add(" as a 2-tuple of ints, as the Array API's __dlpack__ says it must be, but found ");
+      call_text(w, c);
+      return;
+    }
     if (first == nullptr) {
       first = &c;
       if (!c.has_max_version && f.consumer_version.major >= 1) {

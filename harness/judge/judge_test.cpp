@@ -344,10 +344,12 @@ TEST_CASE("judge: the import against the truth", "[unit]") {
   obs.digest = t.digest();
   obs.elements_read = 6;
   uint64_t column_major = 0;  // the digest of NULL strides read column-major, when nonzero
+  uint64_t high_bits_first = 0;  // the digest of packed sub-byte bits read highest first
   auto judge = [&](int rc, const dlc::ValidateResult& truth, bool must_accept,
                    const DLCObservation& o, bool legacy_answer = false) {
     dlc::ImportFacts f;
     f.column_major_digest = column_major;
+    f.high_bits_first_digest = high_bits_first;
     f.rc = rc;
     f.legacy_answer_to_versioned_ask = legacy_answer;
     f.truth_known = true;
@@ -382,6 +384,11 @@ TEST_CASE("judge: the import against the truth", "[unit]") {
   CHECK(judge(DLC_OK, valid, true, wrong) == "wrong-data LAY-4");
   wrong.digest ^= 2;
   column_major = 0;
+  // Exactly packed sub-byte elements read highest bits first break DT-3.
+  high_bits_first = wrong.digest;
+  CHECK(judge(DLC_OK, valid, true, wrong) == "wrong-data DT-3");
+  CHECK(judge(DLC_OK, valid, true, obs) == "none");
+  high_bits_first = 0;
   DLCObservation shape = obs;
   shape.shape[1] = 2;
   CHECK(judge(DLC_OK, valid, true, shape) == "wrong-metadata LAY-1");
@@ -519,6 +526,10 @@ TEST_CASE("judge: how a consumer asks (VER-5, STRM-1, STRM-3, STRM-4)", "[unit]"
   copy_false.copy = 0;
   to_cuda.dl_device_given = true;
   to_cuda.dl_device = {2, 0};
+  A version_list = ask(true), device_list = ask(true);
+  version_list.max_version_malformed = true;  // max_version=[1, 3]
+  device_list.dl_device_given = true;
+  device_list.dl_device_malformed = true;  // dl_device=[1, 0]
   const A type_error = ask(true, A::Answer::type_error), buffer_error = ask(true, A::Answer::buffer_error);
   struct Row {
     const char* what;
@@ -546,6 +557,8 @@ TEST_CASE("judge: how a consumer asks (VER-5, STRM-1, STRM-3, STRM-4)", "[unit]"
       {"copy dropped on the TypeError retry", {type_error, ask(false)}, true, 1, false, {1, 3}, "none"},
       {"dl_device of another device", {to_cuda}, true, -1, true, {1, 3}, "keyword-not-passed-on STRM-3"},
       {"dl_device left None", {ask(true)}, true, -1, true, {1, 3}, "none"},
+      {"max_version as a list", {version_list}, true, -1, false, {1, 3}, "malformed-keyword-passed VER-5"},
+      {"dl_device as a list", {device_list}, true, -1, true, {1, 3}, "malformed-keyword-passed STRM-3"},
   };
   for (const Row& row : rows) {
     dlc::AskFacts f;

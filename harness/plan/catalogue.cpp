@@ -67,6 +67,13 @@ void compute_digest(TensorCase& t) {
         geo::digest(s.g, t.spec.ndim, t.spec.shape, column_major, origin, &count);
     if (misread != t.digest) t.column_major_digest = misread;
   }
+  if (s.g.packed_subbyte && s.g.numel > 0) {
+    std::vector<uint8_t> misread(s.g.storage_bytes);
+    geo::repack_high_bits_first(origin, s.g.numel, uint32_t{t.spec.dtype.bits} * t.spec.dtype.lanes,
+                                misread.data(), misread.size());
+    const uint64_t d = dlc_digest_update(dlc_digest_init(), misread.data(), misread.size());
+    if (d != t.digest) t.high_bits_first_digest = d;
+  }
 }
 
 struct Builder {

@@ -34,6 +34,9 @@ struct TensorCase {
   // For NULL strides at ndim >= 2: what a reader that takes them for column-major order reads
   // (LAY-5's misreading); 0 where there is no such tensor or the two readings agree.
   uint64_t column_major_digest = 0;
+  // For packed sub-byte elements: what a reader that takes each element's bits highest first
+  // reads (DT-3's misreading of the bit order); 0 where there is none or the readings agree.
+  uint64_t high_bits_first_digest = 0;
   // Whether an importer's values can be compared with `digest`: host memory, and the real device
   // memory of a device mock (read back to the host); a stand-in for device memory has none.
   bool values_comparable() const {

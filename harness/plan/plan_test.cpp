@@ -75,6 +75,12 @@ TEST_CASE("plan: the catalogue's ids are unique and stable, its views de-duplica
   CHECK(null_strides.column_major_digest != 0);
   CHECK(null_strides.column_major_digest != null_strides.digest);
   CHECK(c[dlc::find_tensor("f64_8x4_transposed")].column_major_digest == 0);
+  // Packed float4 read highest bits first gives other values (DT-3's misreading); a byte-wide
+  // dtype has no such reading.
+  const dlc::TensorCase& float4 = c[dlc::find_tensor("dtype_f4_e2m1fn")];
+  CHECK(float4.high_bits_first_digest != 0);
+  CHECK(float4.high_bits_first_digest != float4.digest);
+  CHECK(c[dlc::find_tensor("f32_8x8")].high_bits_first_digest == 0);
 }
 
 TEST_CASE("plan: validity depends on the consumer's version and limits", "[unit]") {

@@ -398,6 +398,7 @@ void run_exchange(const std::vector<Participant>& participants, const CaseDef& c
     imp.digest_known = t.values_comparable();
     imp.digest = t.digest;
     imp.column_major_digest = t.column_major_digest;
+    imp.high_bits_first_digest = t.high_bits_first_digest;
     imp.elements = t.elements;
     imp.consumer_label = consumer_label;
     judge_import(imp, &f);
