@@ -213,8 +213,8 @@ PyObject* judge_import_py(PyObject*, PyObject* args) {
   imp.observation = &obs;
   imp.digest_known = t.values_comparable() && imported;
   imp.digest = t.digest;
-  imp.column_major_digest = t.column_major_digest;
-  imp.high_bits_first_digest = t.high_bits_first_digest;
+  imp.misreadings = t.misreadings.data();
+  imp.misreading_count = t.misreadings.size();
   imp.elements = t.elements;
   imp.consumer_label = who.c_str();
   dlc::judge_import(imp, &f);

@@ -476,29 +476,22 @@ void judge_import(const ImportFacts& f, Finding* out) noexcept {
   }
   const bool values_wrong = f.digest_known && !obs.data_not_read &&
                             (obs.digest != f.digest || obs.elements_read != f.elements);
-  if (values_wrong && f.column_major_digest != 0 && obs.digest == f.column_major_digest &&
-      obs.elements_read == f.elements) {
-    // Exactly the values of NULL strides read in column-major order: LAY-5's misreading.
-    out->set(FindingClass::wrong_data, Rule::LAY_5)
+  for (size_t i = 0; values_wrong && obs.elements_read == f.elements && i < f.misreading_count;
+       ++i) {
+    const KnownMisreading& m = f.misreadings[i];
+    if (m.digest == 0 || obs.digest != m.digest) continue;
+    // Exactly the values of one known misreading: its rule's (LAY-5, DT-3), not LAY-4's.
+    out->set(FindingClass::wrong_data, m.rule)
         .add("expected ")
         .unum(f.elements)
-        .add(" elements in row-major order, as NULL strides say (digest ")
+        .add(" ")
+        .add(m.expected)
+        .add(" (digest ")
         .hex(f.digest)
         .add(") but ")
         .add(f.consumer_label)
-        .add(" read them in column-major order");
-    return;
-  }
-  if (values_wrong && f.high_bits_first_digest != 0 && obs.digest == f.high_bits_first_digest &&
-      obs.elements_read == f.elements) {
-    // Exactly packed sub-byte elements read with their bits highest first: DT-3's misreading.
-    out->set(FindingClass::wrong_data, Rule::DT_3)
-        .add("expected packed sub-byte elements in little bit-endian order, the lowest bits ")
-        .add("first, as DLPack packs them (digest ")
-        .hex(f.digest)
-        .add(") but ")
-        .add(f.consumer_label)
-        .add(" read their bits highest first");
+        .add(" ")
+        .add(m.misread);
     return;
   }
   if (values_wrong) {

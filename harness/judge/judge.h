@@ -142,12 +142,10 @@ struct ImportFacts {
   bool digest_known = false;
   uint64_t digest = 0;
   uint64_t elements = 0;
-  // The digest of the values read with NULL strides taken for column-major order
-  // (TensorCase::column_major_digest); 0 where there is none. Wrong data equal to it is LAY-5's.
-  uint64_t column_major_digest = 0;
-  // The digest of packed sub-byte elements read highest bits first
-  // (TensorCase::high_bits_first_digest); 0 where there is none. Wrong data equal to it is DT-3's.
-  uint64_t high_bits_first_digest = 0;
+  // The tensor's known misreadings (TensorCase::misreadings): wrong data equal to one of them is
+  // filed under its rule, other wrong data under LAY-4.
+  const KnownMisreading* misreadings = nullptr;
+  size_t misreading_count = 0;
   const char* consumer_label = "";
 };
 

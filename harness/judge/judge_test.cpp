@@ -343,13 +343,18 @@ TEST_CASE("judge: the import against the truth", "[unit]") {
   obs.dtype = {2, 32, 1};
   obs.digest = t.digest();
   obs.elements_read = 6;
-  uint64_t column_major = 0;  // the digest of NULL strides read column-major, when nonzero
-  uint64_t high_bits_first = 0;  // the digest of packed sub-byte bits read highest first
+  // Known misreadings: NULL strides read column-major (LAY-5), packed bits highest first (DT-3);
+  // a digest of 0 is none.
+  dlc::KnownMisreading misreadings[2] = {
+      {0, dlc::Rule::LAY_5, "elements in row-major order", "read them in column-major order"},
+      {0, dlc::Rule::DT_3, "bytes lowest bits first", "read each element's bits highest first"}};
+  uint64_t& column_major = misreadings[0].digest;
+  uint64_t& high_bits_first = misreadings[1].digest;
   auto judge = [&](int rc, const dlc::ValidateResult& truth, bool must_accept,
                    const DLCObservation& o, bool legacy_answer = false) {
     dlc::ImportFacts f;
-    f.column_major_digest = column_major;
-    f.high_bits_first_digest = high_bits_first;
+    f.misreadings = misreadings;
+    f.misreading_count = 2;
     f.rc = rc;
     f.legacy_answer_to_versioned_ask = legacy_answer;
     f.truth_known = true;

@@ -85,4 +85,14 @@ bool is_content_fault(FindingClass cls) noexcept;
 // MUST: nothing says it is acceptable).
 Severity severity_of(FindingClass cls, Rule rule) noexcept;
 
+// A known misreading of a tensor: what a reader that gets one rule wrong reads, so that wrong
+// data equal to it is filed under that rule (NULL strides read column-major, LAY-5; packed
+// sub-byte bits read highest first, DT-3; lanes ignored, DT-3) and other wrong data under LAY-4.
+struct KnownMisreading {
+  uint64_t digest = 0;        // the digest of the values so read
+  Rule rule = Rule::none;     // the rule the misreading breaks
+  const char* expected = "";  // the right reading, after a count: "elements in row-major order"
+  const char* misread = "";   // what the reader did: "read them in column-major order"
+};
+
 }  // namespace dlc

@@ -55,6 +55,9 @@ void compute_digest(TensorCase& t) {
   t.digest = geo::digest(s.g, t.spec.ndim, t.spec.shape, s.g.packed_subbyte ? nullptr : given,
                          origin, &t.elements);
   t.digest_known = true;
+  auto known = [&](uint64_t misread, Rule rule, const char* expected, const char* how) {
+    if (misread != t.digest) t.misreadings.push_back({misread, rule, expected, how});
+  };
   if (given == nullptr && t.spec.ndim >= 2 && !s.g.packed_subbyte) {
     int64_t column_major[DLC_MAX_NDIM];
     int64_t step = 1;
@@ -63,16 +66,27 @@ void compute_digest(TensorCase& t) {
       step *= t.spec.shape[i];
     }
     uint64_t count = 0;
-    const uint64_t misread =
-        geo::digest(s.g, t.spec.ndim, t.spec.shape, column_major, origin, &count);
-    if (misread != t.digest) t.column_major_digest = misread;
+    known(geo::digest(s.g, t.spec.ndim, t.spec.shape, column_major, origin, &count), Rule::LAY_5,
+          "elements in row-major order, as NULL strides say", "read them in column-major order");
   }
   if (s.g.packed_subbyte && s.g.numel > 0) {
     std::vector<uint8_t> misread(s.g.storage_bytes);
     geo::repack_high_bits_first(origin, s.g.numel, uint32_t{t.spec.dtype.bits} * t.spec.dtype.lanes,
                                 misread.data(), misread.size());
-    const uint64_t d = dlc_digest_update(dlc_digest_init(), misread.data(), misread.size());
-    if (d != t.digest) t.high_bits_first_digest = d;
+    known(dlc_digest_update(dlc_digest_init(), misread.data(), misread.size()), Rule::DT_3,
+          "bytes of packed sub-byte elements, lowest bits first (little bit-endian)",
+          "read each element's bits highest first");
+  }
+  if (t.spec.dtype.lanes > 1 && !s.g.packed_subbyte) {
+    DLCTensorSpec one_lane = t.spec;
+    one_lane.dtype.lanes = 1;
+    const geo::SpecGeometry misread = geo::geometry(one_lane);
+    uint64_t count = 0;
+    if (misread.g.valid) {
+      known(geo::digest(misread.g, t.spec.ndim, t.spec.shape, given, origin, &count), Rule::DT_3,
+            "elements of all their lanes (bits * lanes wide)",
+            "sized each element from bits alone, ignoring lanes");
+    }
   }
 }
 

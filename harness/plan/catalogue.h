@@ -31,12 +31,17 @@ struct TensorCase {
   bool digest_known = false;
   uint64_t digest = 0;
   uint64_t elements = 0;
-  // For NULL strides at ndim >= 2: what a reader that takes them for column-major order reads
-  // (LAY-5's misreading); 0 where there is no such tensor or the two readings agree.
-  uint64_t column_major_digest = 0;
-  // For packed sub-byte elements: what a reader that takes each element's bits highest first
-  // reads (DT-3's misreading of the bit order); 0 where there is none or the readings agree.
-  uint64_t high_bits_first_digest = 0;
+  // What readers that get one rule wrong read of it, where that differs from `digest`: NULL
+  // strides at ndim >= 2 read column-major (LAY-5), packed sub-byte bits read highest first
+  // (DT-3), elements sized from bits without lanes (DT-3).
+  std::vector<KnownMisreading> misreadings;
+  // The first misreading filed under `rule`, or nullptr.
+  const KnownMisreading* misreading(Rule rule) const {
+    for (const KnownMisreading& m : misreadings) {
+      if (m.rule == rule) return &m;
+    }
+    return nullptr;
+  }
   // Whether an importer's values can be compared with `digest`: host memory, and the real device
   // memory of a device mock (read back to the host); a stand-in for device memory has none.
   bool values_comparable() const {

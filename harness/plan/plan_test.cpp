@@ -72,15 +72,18 @@ TEST_CASE("plan: the catalogue's ids are unique and stable, its views de-duplica
   // NULL strides read column-major give other values than row-major (LAY-5's misreading), and
   // only a tensor with NULL strides has that reading.
   const dlc::TensorCase& null_strides = c[dlc::find_tensor("f32_8x8_null_strides")];
-  CHECK(null_strides.column_major_digest != 0);
-  CHECK(null_strides.column_major_digest != null_strides.digest);
-  CHECK(c[dlc::find_tensor("f64_8x4_transposed")].column_major_digest == 0);
-  // Packed float4 read highest bits first gives other values (DT-3's misreading); a byte-wide
-  // dtype has no such reading.
+  REQUIRE(null_strides.misreading(dlc::Rule::LAY_5) != nullptr);
+  CHECK(null_strides.misreading(dlc::Rule::LAY_5)->digest != null_strides.digest);
+  CHECK(c[dlc::find_tensor("f64_8x4_transposed")].misreadings.empty());
+  // Packed float4 read highest bits first, and a 4-lane float read one lane wide, give other
+  // values (DT-3's misreadings); a 1-D tensor of one lane has no known misreading.
   const dlc::TensorCase& float4 = c[dlc::find_tensor("dtype_f4_e2m1fn")];
-  CHECK(float4.high_bits_first_digest != 0);
-  CHECK(float4.high_bits_first_digest != float4.digest);
-  CHECK(c[dlc::find_tensor("f32_8x8")].high_bits_first_digest == 0);
+  REQUIRE(float4.misreading(dlc::Rule::DT_3) != nullptr);
+  CHECK(float4.misreading(dlc::Rule::DT_3)->digest != float4.digest);
+  const dlc::TensorCase& lanes = c[dlc::find_tensor("dtype_f32x4_lanes")];
+  REQUIRE(lanes.misreading(dlc::Rule::DT_3) != nullptr);
+  CHECK(lanes.misreading(dlc::Rule::DT_3)->digest != lanes.digest);
+  CHECK(c[dlc::find_tensor("i16_128_byte_offset")].misreadings.empty());
 }
 
 TEST_CASE("plan: validity depends on the consumer's version and limits", "[unit]") {

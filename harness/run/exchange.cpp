@@ -397,8 +397,8 @@ void run_exchange(const std::vector<Participant>& participants, const CaseDef& c
     imp.observation = &obs;
     imp.digest_known = t.values_comparable();
     imp.digest = t.digest;
-    imp.column_major_digest = t.column_major_digest;
-    imp.high_bits_first_digest = t.high_bits_first_digest;
+    imp.misreadings = t.misreadings.data();
+    imp.misreading_count = t.misreadings.size();
     imp.elements = t.elements;
     imp.consumer_label = consumer_label;
     judge_import(imp, &f);
