@@ -69,6 +69,7 @@
 #define DLC_BUG_trusts_null_strides 33
 #define DLC_BUG_reads_scalar_strides 34
 #define DLC_BUG_reads_high_bits_first 35
+#define DLC_BUG_renames_without_suffix 36
 #ifndef DLC_BUG
 #define DLC_BUG none
 #endif
@@ -275,7 +276,10 @@ int consume(void*, DLCHandoff* handoff, const DLCRequest*, DLCObservation* obs, 
     set_error(err, err_len, "expected a dltensor_versioned capsule but found dltensor");
     return DLC_ERR_BUFFER;
   }
-  const char* used = kind == DLC_STRUCT_VERSIONED ? "used_dltensor_versioned" : "used_dltensor";
+  // The planted rename drops the _versioned suffix that a versioned struct's names carry.
+  const char* used = kind == DLC_STRUCT_VERSIONED && kBug != DLC_BUG_renames_without_suffix
+                         ? "used_dltensor_versioned"
+                         : "used_dltensor";
   if (handoff->name != nullptr && kTakesFirst) handoff->name = used;
   Imported& t = g_imported;
   t.pointer = handoff->pointer;

@@ -9,28 +9,35 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import planted_matrix  # noqa: E402
+# The old signature's TypeError with copy= or device= asked too.
+RETRIES = ("after-type-error,copy=True", "after-type-error,device=cpu")
 # planted consumer -> {ask: "class RULE"}; every other ask of ASKS passes with no finding.
 EXPECTED = {
     "correct-consumer": {},
     "retry-on-buffer-error": {"after-buffer-error": "retry-after-refusal VER-5"},
     "stream-zero": {ask: "stream-on-cpu STRM-1" for ask in
                     ("plain", "after-type-error", "after-buffer-error", "copy=True",
-                     "copy=False", "device=cpu")},
+                     "copy=False", "device=cpu") + RETRIES},
     "calls-twice": {ask: "second-dlpack-call VER-5" for ask in
-                    ("plain", "after-type-error", "copy=True", "copy=False", "device=cpu")},
+                    ("plain", "after-type-error", "copy=True", "copy=False", "device=cpu") +
+                    RETRIES},
     "no-max-version": {ask: "no-max-version-asked VER-5" for ask in
                        ("plain", "after-type-error", "after-buffer-error", "copy=True",
-                        "copy=False", "device=cpu")},
+                        "copy=False", "device=cpu") + RETRIES},
     "copy-inverted": {"copy=True": "keyword-not-passed-on STRM-4",
                       "copy=False": "keyword-not-passed-on STRM-4"},
     "takes-any-return": {"bad-input/not-a-capsule": "crash VER-4"},
     "asarray-fallback": {"bad-input/no-dlpack": "no-attribute-error VER-4"},
     "wrong-error-for-none": {"bad-input/no-dlpack": "no-attribute-error VER-4"},
-    "no-type-error-fallback": {"after-type-error": "no-version-fallback VER-5"},
+    "no-type-error-fallback": {ask: "no-version-fallback VER-5" for ask in
+                               ("after-type-error",) + RETRIES},
     "max-version-as-list": {ask: "malformed-keyword-passed VER-5" for ask in
                             ("plain", "after-type-error", "after-buffer-error", "copy=True",
-                             "copy=False", "device=cpu")},
-    "device-as-list": {"device=cpu": "malformed-keyword-passed STRM-3"},
+                             "copy=False", "device=cpu") + RETRIES},
+    "device-as-list": {"device=cpu": "malformed-keyword-passed STRM-3",
+                       "after-type-error,device=cpu": "malformed-keyword-passed STRM-3"},
+    "keeps-keywords-on-retry": {"after-type-error,copy=True": "no-version-fallback VER-5",
+                                "after-type-error,device=cpu": "no-version-fallback VER-5"},
     "viewing-consumer": {},
     "ignores-copy": {"copy=True": "keyword-dropped STRM-4", "copy=False": "keyword-dropped STRM-4",
                      "memory/copy=True": "copy-not-made STRM-4"},
@@ -42,7 +49,8 @@ EXPECTED = {
 CAPSULE_API = ("viewing-consumer", "ignores-copy", "always-copies")
 CAPSULE_ASKS = ("from_capsule/memory/default", "from_capsule/bad-input/no-dlpack",
                 "from_capsule/bad-input/not-a-capsule")
-ASKS = ("plain", "after-type-error", "after-buffer-error", "copy=True", "copy=False", "device=cpu",
+ASKS = ("plain", "after-type-error", "after-type-error,copy=True", "after-type-error,device=cpu",
+        "after-buffer-error", "copy=True", "copy=False", "device=cpu",
         "bad-input/no-dlpack", "bad-input/not-a-capsule", "memory/default", "memory/copy=True",
         "memory/copy=False")
 

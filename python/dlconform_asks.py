@@ -105,6 +105,11 @@ def calls_text(calls):
 # (ask, producer plugin, header, tensor, rule, what B's caller passes, a refusing producer)
 ASKS = [("plain", "versioned-producer", "v1.3", "VER-5", {}, False),
         ("after-type-error", "legacy-producer", "v0.8", "VER-5", {}, False),
+        # python_spec.rst: the fallback "is also applicable to handling of the new dl_device and
+        # copy keywords": the old signature's TypeError with them asked too.
+        ("after-type-error,copy=True", "legacy-producer", "v0.8", "VER-5", {"copy": True}, False),
+        ("after-type-error,device=cpu", "legacy-producer", "v0.8", "VER-5", {"device": "cpu"},
+         False),
         ("after-buffer-error", "versioned-producer", "v1.3", "VER-5", {}, True),
         ("copy=True", "versioned-producer", "v1.3", "STRM-4", {"copy": True}, False),
         ("copy=False", "versioned-producer", "v1.3", "STRM-4", {"copy": False}, False),

@@ -20,6 +20,8 @@ that the correct one has no finding.
                          ends the import, where the consumer must ask again without it
   max-version-as-list    passes max_version=[1, 3], a list where the Array API says a 2-tuple
   device-as-list         passes dl_device=[1, 0], a list where the Array API says a 2-tuple
+  keeps-keywords-on-retry  asks again after TypeError without max_version but with copy and
+                         dl_device, which the old signature rejects as well: it gives up
 
 The memory cases (asks/*/memory/*) need arrays over the producer's memory; these consumers take
 the struct themselves (rename, view, deleter when the last view dies):
@@ -100,6 +102,16 @@ class NoTypeErrorFallback(Planted):
 
     def ask(self, obj, keywords):
         return obj.__dlpack__(**keywords)  # the bug: no second question after TypeError
+
+
+class KeepsKeywordsOnRetry(Planted):
+    planted = "keeps-keywords-on-retry"
+
+    def ask(self, obj, keywords):
+        try:
+            return obj.__dlpack__(**keywords)
+        except TypeError:  # the planted retry: max_version dropped, copy and dl_device kept
+            return obj.__dlpack__(**{k: v for k, v in keywords.items() if k != "max_version"})
 
 
 class MaxVersionAsList(Planted):

@@ -104,11 +104,15 @@ void judge_asks(const AskFacts& f, Finding* out) noexcept {
     previous = last = &c;
   }
   if (last == nullptr) return;  // it read the object another way, or refused before asking
-  if (!f.imported && last->answer == AskCall::Answer::type_error && last->has_max_version) {
+  // python_spec.rst: the TypeError fallback "is also applicable to handling of the new dl_device
+  // and copy keywords": a consumer that gave up with any of them still passed failed it.
+  const bool keyword_passed = last->has_max_version || last->dl_device_given || last->copy != -2;
+  if (!f.imported && last->answer == AskCall::Answer::type_error && keyword_passed) {
     auto w = out->set(FindingClass::no_version_fallback);
     w.add("expected ").add(f.consumer_label)
-        .add(" to call __dlpack__() again without max_version after the producer's TypeError but ")
-        .add("it gave up after ");
+        .add(" to call __dlpack__() again without ")
+        .add(last->has_max_version ? "max_version" : last->dl_device_given ? "dl_device" : "copy")
+        .add(" after the producer's TypeError but it gave up after ");
     call_text(w, *last);
     return;
   }

@@ -531,6 +531,8 @@ TEST_CASE("judge: how a consumer asks (VER-5, STRM-1, STRM-3, STRM-4)", "[unit]"
   copy_false.copy = 0;
   to_cuda.dl_device_given = true;
   to_cuda.dl_device = {2, 0};
+  A copy_kept = ask(false, A::Answer::type_error);  // the retry without max_version keeps copy
+  copy_kept.copy = 1;
   A version_list = ask(true), device_list = ask(true);
   version_list.max_version_malformed = true;  // max_version=[1, 3]
   device_list.dl_device_given = true;
@@ -551,6 +553,8 @@ TEST_CASE("judge: how a consumer asks (VER-5, STRM-1, STRM-3, STRM-4)", "[unit]"
       {"a 1.x consumer asks without", {ask(false)}, true, -1, false, {1, 0}, "no-max-version-asked VER-5"},
       {"falls back after TypeError", {type_error, ask(false)}, true, -1, false, {1, 3}, "none"},
       {"gives up after TypeError", {type_error}, false, -1, false, {1, 3}, "no-version-fallback VER-5"},
+      {"keeps copy on the retry, then gives up", {type_error, copy_kept}, false, 1, false, {1, 3}, "no-version-fallback VER-5"},
+      {"drops copy on the retry", {type_error, ask(false)}, true, 1, false, {1, 3}, "none"},
       {"refused with BufferError, no retry", {buffer_error}, false, -1, false, {1, 3}, "none"},
       {"retries after BufferError", {buffer_error, ask(false)}, true, -1, false, {1, 3}, "retry-after-refusal VER-5"},
       {"adds max_version on the retry", {ask(false, A::Answer::type_error), ask(true)}, true, -1, false, {0, 8}, "retry-after-refusal VER-5"},
