@@ -151,6 +151,10 @@ def negotiation(fw, ask):
             copied = copy_by_address(fw, value, capsule, kwargs["copy"])
             if copied is not None:
                 return outcome(copied, "")
+        if kwargs.get("copy") is not True:  # copy=True's shared memory is STRM-4's, above
+            flagged = copied_flag_on_own_memory(fw, value, capsule)
+            if flagged is not None:
+                return outcome(flagged, "")
         if stream_on_cpu:
             del capsule
             return outcome(bridge.make_finding(
@@ -255,6 +259,25 @@ def copy_by_address(fw, value, capsule, copy):
             f"over the array's own memory (\"If False, the function must never copy\") but its "
             f"capsule points elsewhere, where two plain exports agree on the array's memory")
     return None
+
+
+IS_COPIED = 1 << 1
+
+
+def copied_flag_on_own_memory(fw, value, capsule):
+    """FLAG-2 (OB-058): IS_COPIED says the tensor is "solely owned ... by the consumer", so a
+    capsule that sets it over the array's own memory (what two plain exports agree on) hands the
+    consumer memory the array still uses. None where the flag is unset or nothing compares."""
+    if not bridge.capsule_flags(capsule) & IS_COPIED:
+        return None
+    own = {export_address(value), export_address(value)}
+    crossed = bridge.capsule_data(capsule)
+    if len(own) != 1 or None in own or crossed is None or crossed != own.pop():
+        return None
+    return bridge.make_finding(
+        "producer-violation", "FLAG-2", f"expected {fw.label}'s capsule with IS_COPIED set to hold "
+        f"a copy (dlpack.h: \"the tensor is considered solely owned throughout its lifetime by the "
+        f"consumer\") but it points at the array's own memory")
 
 
 def malformed_ask_answered(fw, value, capsule, asked):

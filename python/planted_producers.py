@@ -61,6 +61,9 @@ correct one has no finding.
   destructor-clears-exception  a capsule destructor that clears the pending error before it
                        deletes: an exception in flight while an unconsumed capsule dies is lost
                        (LIFE-2)
+  flags-own-memory-copied  sets IS_COPIED on every export, its own memory shared too: the
+                       consumer is told the tensor is solely its own while the array still uses
+                       it (FLAG-2)
   exports-conjugate-view  its complex arrays can be lazily conjugated (a conjugate bit, as
                        torch's conj()); such a view exports its stored values, where it must
                        refuse or resolve them: the consumer reads the unconjugated ones (LAY-4)
@@ -152,7 +155,8 @@ class Array:
         # guarded: the struct alone in a page its deleter makes unreadable
         capsule = cap.capsule(self.dtype, self.values.shape, strides=compact, versioned=versioned,
                               version=min(tuple(max_version or (1, 3)), (1, 3)),
-                              flags=cap.IS_COPIED if copy else 0, device=self.device(),
+                              flags=cap.IS_COPIED if copy or self.planted == "flags-own-memory-copied"
+                              else 0, device=self.device(),
                               guarded=self.planted == "caches-one-struct",
                               destructor=None if self.planted in BARE_CAPSULES else
                               PLANTED_DESTRUCTORS.get(self.planted, DESTRUCTOR))
@@ -430,3 +434,7 @@ class ExportsConjugateView(OtherDtypes, Planted):
         return dict(super().unexpressible(), conj=(
             "a complex array with its conjugate bit set",
             lambda: ConjugateView(values, self.planted, dlc.DTYPES["complex64"])))
+
+
+class FlagsOwnMemoryCopied(Planted):
+    planted = "flags-own-memory-copied"

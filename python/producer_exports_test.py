@@ -101,6 +101,10 @@ EXPECTED = {
                          for shape in ("", "/0-d", "/size-0")},
     # Its __dlpack_device__ alone, on a size-0 array alone; its exports state the right device.
     "device-of-first-element": {"__dlpack_device__/size-0": "unexpected-exception DEV-1"},
+    # Every versioned export but copy=True's says IS_COPIED over the array's own memory.
+    "flags-own-memory-copied": {ask: "producer-violation FLAG-2" for ask in
+                                ("max_version=1.0", "max_version=1.3", "max_version=2.0",
+                                 "copy=False", "dl_device=cpu", "dl_device=cpu,copy=False")},
     # Its conjugate view alone: the stored values cross where the conjugates were due.
     "exports-conjugate-view": {"dlconform-consumer@v1.3/unexpressible/conj":
                                "producer-violation LAY-4"},
