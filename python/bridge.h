@@ -75,6 +75,8 @@ PyObject* make_plugin_consumer_type();
 PyObject* check_exchange_api(PyObject*, PyObject* args);
 // xapi_current_work_stream(obj, device_type, device_id): (rc, stream) or None.
 PyObject* xapi_current_work_stream(PyObject*, PyObject* args);
+// xapi_from_py_object(obj): (rc, capsule or None, error words, is a BufferError) or None.
+PyObject* xapi_from_py_object(PyObject*, PyObject* args);
 
 // bridge_asks.cpp: judge_asks(calls, facts), judge_write_through(facts) and
 // judge_used_capsule(facts), each a finding tuple or None.

@@ -262,14 +262,10 @@ PyObject* check_exchange_api(PyObject*, PyObject* args) {
   return checks;
 }
 
-// xapi_current_work_stream(obj, device_type, device_id) -> (rc, stream as an int): what the
-// type's exchange API says is its current work stream on that device (XAPI-5: on CUDA the
-// stream a consumer of the framework would pass, STRM-1). None when the type has no table with
-// major 1 (on top, or behind prev_api).
-PyObject* xapi_current_work_stream(PyObject*, PyObject* args) {
-  PyObject* obj = nullptr;
-  int device_type = 0, device_id = 0;
-  if (!PyArg_ParseTuple(args, "Oii", &obj, &device_type, &device_id)) return nullptr;
+namespace {
+
+// The major-1 table of obj's type (on top, or behind prev_api), or nullptr; no error stays set.
+const DLPackExchangeAPI* major1_table(PyObject* obj) {
   PyObject* type = reinterpret_cast<PyObject*>(Py_TYPE(obj));
   PyObject* attr = PyObject_GetAttrString(type, xapi::kAttribute);
   const char* name =
@@ -283,8 +279,36 @@ PyObject* xapi_current_work_stream(PyObject*, PyObject* args) {
   for (int hops = 0; h != nullptr && h->version.major != 1 && hops < xapi::kMaxChain; ++hops) {
     h = h->prev_api;
   }
-  if (h == nullptr || h->version.major != 1) Py_RETURN_NONE;
-  const auto* api = reinterpret_cast<const DLPackExchangeAPI*>(h);
+  if (h == nullptr || h->version.major != 1) return nullptr;
+  return reinterpret_cast<const DLPackExchangeAPI*>(h);
+}
+
+// The destructor of the capsule xapi_from_py_object hands its tensor over in: the deleter of a
+// tensor nobody consumed (LIFE-2), an exception in flight kept.
+void from_py_object_capsule_destructor(PyObject* capsule) {
+  PyObject *type, *value, *trace;
+  PyErr_Fetch(&type, &value, &trace);
+  if (PyCapsule_IsValid(capsule, "dltensor_versioned")) {
+    auto* m = static_cast<DLManagedTensorVersioned*>(
+        PyCapsule_GetPointer(capsule, "dltensor_versioned"));
+    if (m != nullptr && m->deleter != nullptr) m->deleter(m);
+  }
+  PyErr_Clear();
+  PyErr_Restore(type, value, trace);
+}
+
+}  // namespace
+
+// xapi_current_work_stream(obj, device_type, device_id) -> (rc, stream as an int): what the
+// type's exchange API says is its current work stream on that device (XAPI-5: on CUDA the
+// stream a consumer of the framework would pass, STRM-1). None when the type has no table with
+// major 1 (on top, or behind prev_api).
+PyObject* xapi_current_work_stream(PyObject*, PyObject* args) {
+  PyObject* obj = nullptr;
+  int device_type = 0, device_id = 0;
+  if (!PyArg_ParseTuple(args, "Oii", &obj, &device_type, &device_id)) return nullptr;
+  const DLPackExchangeAPI* api = major1_table(obj);
+  if (api == nullptr) Py_RETURN_NONE;
   void* stream = nullptr;
   int rc = -2;
   if (api->current_work_stream != nullptr) {
@@ -297,6 +321,55 @@ PyObject* xapi_current_work_stream(PyObject*, PyObject* args) {
   PyErr_Clear();
   return Py_BuildValue("(iK)", rc, static_cast<unsigned long long>(
                                        reinterpret_cast<uintptr_t>(stream)));
+}
+
+// xapi_from_py_object(obj) -> None (no major-1 table on its type) | (rc, capsule, error,
+// buffer_error): the type's managed_tensor_from_py_object_no_sync on obj (XAPI-5, OB-075: data
+// DLPack cannot describe "should be a BufferError"). rc 0 hands the tensor over in a
+// dltensor_versioned capsule (its destructor deletes it unless consumed); -1 gives the words of
+// the exception set ("RuntimeError: ...") and whether it is a BufferError; kThrew a C++
+// exception that escaped the C function.
+PyObject* xapi_from_py_object(PyObject*, PyObject* args) {
+  PyObject* obj = nullptr;
+  if (!PyArg_ParseTuple(args, "O", &obj)) return nullptr;
+  const DLPackExchangeAPI* api = major1_table(obj);
+  if (api == nullptr || api->managed_tensor_from_py_object_no_sync == nullptr) Py_RETURN_NONE;
+  DLManagedTensorVersioned* tensor = nullptr;
+  int rc = -2;
+  try {
+    rc = api->managed_tensor_from_py_object_no_sync(obj, &tensor);
+  } catch (...) {
+    rc = xapi::kThrew;
+  }
+  std::string error;
+  bool buffer_error = false;
+  if (PyErr_Occurred() != nullptr) {
+    PyObject *type, *value, *trace;
+    PyErr_Fetch(&type, &value, &trace);
+    PyErr_NormalizeException(&type, &value, &trace);
+    buffer_error = type != nullptr && PyErr_GivenExceptionMatches(type, PyExc_BufferError);
+    PyObject* name = type != nullptr ? PyObject_GetAttrString(type, "__name__") : nullptr;
+    PyObject* text = value != nullptr ? PyObject_Str(value) : nullptr;
+    error = (name != nullptr ? utf8(name) : std::string("?")) + ": " +
+            (text != nullptr ? utf8(text) : std::string());
+    Py_XDECREF(name);
+    Py_XDECREF(text);
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(trace);
+    PyErr_Clear();
+  }
+  PyObject* capsule = Py_None;
+  Py_INCREF(capsule);
+  if (rc == 0 && tensor != nullptr) {
+    Py_DECREF(capsule);
+    capsule = PyCapsule_New(tensor, "dltensor_versioned", from_py_object_capsule_destructor);
+    if (capsule == nullptr) {
+      if (tensor->deleter != nullptr) tensor->deleter(tensor);
+      return nullptr;
+    }
+  }
+  return Py_BuildValue("(iNsO)", rc, capsule, error.c_str(), buffer_error ? Py_True : Py_False);
 }
 
 }  // namespace dlc::bridge

@@ -237,6 +237,9 @@ void check_sliced(const DLPackExchangeAPI& api, PyObject* obj, Records& rec) {
       rec.add("XAPI-5", false, failure_words(kBorrow, "fill a DLTensor for obj[:, 1:]", rc));
     } else if (tensor_values(borrowed, &got)) {
       record_values(rec, "dltensor_from_py_object of obj[:, 1:]", truth, got, borrowed);
+    } else {
+      rec.add("XAPI-5", false, "expected dltensor_from_py_object of obj[:, 1:] to read a 2-D "
+                               "float32 CPU tensor but found " + layout(borrowed));
     }
   }
   Py_DECREF(sliced);
@@ -259,6 +262,10 @@ void check_dltensor(const DLPackExchangeAPI& api, PyObject* obj, Records& rec) {
     rec.add("XAPI-5", false, failure_words(kBorrow, "fill a DLTensor for the array", rc));
   } else if (known && tensor_values(borrowed, &got)) {
     record_values(rec, "dltensor_from_py_object's DLTensor", truth, got, borrowed);
+  } else if (known) {  // the array reads as a 2-D float32 table: so must what was filled in
+    rec.add("XAPI-5", false, "expected dltensor_from_py_object's DLTensor to read " + truth.text() +
+                                 " but found " + layout(borrowed) +
+                                 ", no 2-D float32 CPU tensor");
   } else {
     rec.add("XAPI-5", borrowed.ndim >= 0,
             "dltensor_from_py_object filled a DLTensor of ndim " + std::to_string(borrowed.ndim));

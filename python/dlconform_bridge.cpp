@@ -17,6 +17,7 @@
 //   interpose(capsule) / deleter_calls(handle)  counts a capsule's deleter calls (framework pairs;
 //       bridge_capsules.cpp, with what else is read of a capsule).
 //   check_exchange_api(obj)  XAPI-1 to XAPI-5 on the type's __dlpack_c_exchange_api__
+//   xapi_from_py_object(obj)  the table's from_py_object on obj: its tensor, or what it raised
 //       (bridge_xapi.cpp).
 //   PluginConsumer(path)  a consumer plugin driven like a framework's from_dlpack.
 //   guard_faults(path)  a fault handler that names a fault in guarded memory (judge_fault).
@@ -671,6 +672,9 @@ PyMethodDef module_methods[] = {
      "judge_write_through(facts): whose rule a write into immutable data breaks."},
     {"xapi_current_work_stream", xapi_current_work_stream, METH_VARARGS,
      "(rc, stream) of the type's exchange API current_work_stream, or None."},
+    {"xapi_from_py_object", xapi_from_py_object, METH_VARARGS,
+     "(rc, capsule or None, error, is a BufferError) of the type's exchange API "
+     "managed_tensor_from_py_object_no_sync on obj, or None."},
     {"check_exchange_api", check_exchange_api, METH_VARARGS,
      "XAPI-1 to XAPI-5 on type(obj).__dlpack_c_exchange_api__: [(rule, ok, words)]."},
     {"begin_case", begin_case, METH_VARARGS,

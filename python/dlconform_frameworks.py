@@ -61,7 +61,7 @@ from dlconform_imports import (expected_of, framework_imports, late_refusal, log
                                used_capsule)
 from dlconform_negotiation import (NEGOTIATION, STREAM_ASKS, device_answer, device_asks,
                                    dropped_during_exception, exporter_bad_input, negotiation,
-                                   xapi)
+                                   xapi, xapi_unexpressible)
 from dlconform_parties import environment_frameworks, libraries_under_test
 from dlconform_workers import (Case, HeldCapsule, adapter_raised, ask_capsule, capsule_finding,
                                clean, device_finding, outcome, released, run_all, takes_layout)
@@ -604,6 +604,12 @@ def plan(frameworks, producers_dir, env):
                 cases.append(Case(f"xapi/{env}/{own}/{check}", "xapi", fw.name.split(".")[0], own,
                                   "dlconform-caller", "v1.3", check, xapi(fw, check), check,
                                   (fw,)))
+            if not on_device(fw):
+                for name, (why, build) in sorted(fw.unexpressible().items()):
+                    check = f"XAPI-5/unexpressible/{name}"
+                    cases.append(Case(f"xapi/{env}/{own}/{check}", "xapi", fw.name.split(".")[0],
+                                      own, "dlconform-caller", "v1.3", check,
+                                      xapi_unexpressible(fw, why, build), "XAPI-5", (fw,)))
     # 4. Every ordered pair that shares this process.
     for a in frameworks:
         made = {tensor: (rule, build) for tensor, rule, build in constructions(a)}

@@ -14,7 +14,10 @@ dlconform_frameworks.py (the cases negotiation/ENV/FW/ASK and xapi/ENV/FW/CHECK)
   negotiation/ENV/A@V/K1,K2   two keywords together (P-49): each does what it does alone.
   negotiation/ENV/A@V/dropped-during-exception   a capsule dropped unconsumed while a RuntimeError
       propagates: the exception kept, the array released (LIFE-2).
-  xapi/ENV/A@V/CHECK          the C exchange API table on A's type (XAPI-1 to XAPI-5)."""
+  xapi/ENV/A@V/CHECK          the C exchange API table on A's type (XAPI-1 to XAPI-5).
+  xapi/ENV/A@V/XAPI-5/unexpressible/NAME   the table's from_py_object handed an array of A's
+      that DLPack cannot describe (the unexpressible cases of A's __dlpack__): BufferError, or a
+      tensor of the values A says it holds (XAPI-5; another exception is SHOULD)."""
 import gc
 import sys
 
@@ -367,6 +370,59 @@ def xapi(fw, check):
         if failed:
             return outcome(bridge.make_finding("xapi-violation", check, failed[0][2]), "")
         return ("pass", "", "", "", "; ".join(r[2] for r in mine))
+    return body
+
+
+def xapi_unexpressible(fw, why, build):
+    """The table's from_py_object on an array DLPack cannot express (`why`): refused with
+    BufferError ("should be a BufferError if possible"), or a tensor that reads as the values fw
+    says the array holds, judged by the reference consumer as an export is."""
+    def body():
+        try:
+            value = build()
+        except Exception as e:
+            return ("skip", "", "", "", f"n/a: cannot make it here: {type(e).__name__}: "
+                    f"{clean(e)[:120]}")
+        answer = bridge.xapi_from_py_object(value)
+        if answer is None:
+            return ("skip", "", "", "", f"n/a: {type(value).__name__} has no major-1 exchange-API "
+                    f"table with a from_py_object on its type")
+        rc, capsule, error, buffer_error = answer
+        error = error.split("\n")[0]  # a C++ backtrace may follow the message (c10::Error)
+        if rc == -1 and buffer_error:
+            return ("pass", "", "", "", f"from_py_object refused {why}: {clean(error)[:160]}")
+        if rc == -1 and not error:
+            return outcome(bridge.make_finding(
+                "xapi-violation", "XAPI-5", f"expected managed_tensor_from_py_object_no_sync of "
+                f"{why} to return 0, or -1 with a Python exception set, but found -1 without a "
+                f"Python exception"), "")
+        if rc == -1:
+            return outcome(wrong_refusal(f"{fw.label}'s from_py_object", clean(error)[:200],
+                                         "XAPI-5", why), "")
+        if rc != 0 or capsule is None:
+            return outcome(bridge.make_finding(
+                "xapi-violation", "XAPI-3" if rc < -1 else "XAPI-5",
+                f"expected managed_tensor_from_py_object_no_sync of {why} to return 0 with a tensor "
+                f"or -1 with BufferError but found rc {rc}" +
+                (" (a C++ exception escaped)" if rc < -1 else "")), "")
+        try:
+            expected = expected_of(fw, value)
+        except Exception:
+            expected = None  # no DLPack dtype to compare with
+        if expected is None:
+            return outcome(bridge.make_finding(
+                "xapi-violation", "XAPI-5", f"expected from_py_object to refuse {why}, whose "
+                f"values {fw.label} gives as no DLPack dtype, with BufferError but it handed over a "
+                f"tensor"), "")
+        seen = bridge.consume(HeldCapsule(capsule), max_version=(1, 3), expected=expected,
+                              producer=fw.label)
+        if seen.get("finding"):
+            cls, rule, severity, words = seen["finding"]
+            return outcome(bridge.make_finding(
+                "xapi-violation", "XAPI-5", f"expected from_py_object of {why} to hand over the "
+                f"values {fw.label} says it holds, or refuse with BufferError, but: {words}"), "")
+        return ("pass", "", "", "", f"from_py_object described {why}: its tensor reads as "
+                f"{fw.label} says it holds")
     return body
 
 

@@ -495,6 +495,8 @@ def wrong_refusal(who, error, rule, what):
 # (SHOULD), STRM-3 and STRM-4 are the Array API's must (MUST).
 REFUSAL_REVISION = {
     "DEV-3": "python_spec.rst v1.0 to v1.3: 'it is recommended to raise a BufferError'",
+    "XAPI-5": "dlpack.h v1.3, managed_tensor_from_py_object_no_sync: 'If the data cannot be "
+              "described using DLPack this should be a BufferError if possible'",
     "STRM-3": "the Array API 2023.12 and 2024.12: 'must raise BufferError'",
     "STRM-4": "the Array API 2024.12 __dlpack__ copy: 'raise a BufferError in case a copy is "
               "deemed necessary'",

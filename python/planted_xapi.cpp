@@ -60,7 +60,10 @@ namespace {
   X(throws_in_allocator)                                                                       \
   X(throws_in_from_py_object)                                                                  \
   X(throws_in_dltensor_from_py_object)                                                         \
-  X(throws_in_current_work_stream)
+  X(throws_in_current_work_stream)                                                             \
+  X(unexpressible_value_error)                                                                 \
+  X(allocator_null_deleter)                                                                    \
+  X(dltensor_shape_released)
 
 #define PLANTED_ENUM(name) name,
 enum class Table { PLANTED_TABLES(PLANTED_ENUM) count };
@@ -117,6 +120,7 @@ struct Planted {
   PyObject* base;      // the array this one is a view of, or nullptr
   DLManagedTensorVersioned* held;  // the tensor to_py_object took, deleted when this dies
   PyObject* weakrefs;
+  bool unexpressible;  // stands for data DLPack cannot describe (a ragged layout, say)
 };
 
 PyTypeObject* g_types[kCount];
@@ -144,6 +148,7 @@ Planted* alloc_planted(PyTypeObject* type) noexcept {
   p->base = nullptr;
   p->held = nullptr;
   p->weakrefs = nullptr;
+  p->unexpressible = false;
   return p;
 }
 void set_shape(Planted* p, int64_t rows, int64_t cols) noexcept {
@@ -347,6 +352,9 @@ int allocator(DLTensor* prototype, DLManagedTensorVersioned** out, void* error_c
   if constexpr (T == Table::allocator_reads_byte_offset) {
     e->tensor.dl_tensor.byte_offset = prototype->byte_offset;
   }
+  if constexpr (T == Table::allocator_null_deleter) {
+    e->tensor.deleter = nullptr;  // not an owning tensor: nothing can free it (its block leaks)
+  }
   if constexpr (T == Table::allocator_seterror_and_succeeds) {
     set_error(error_ctx, "UserWarning", "planted allocator: reports an error and succeeds");
   }
@@ -362,6 +370,12 @@ int from_py_object(void* py_object, DLManagedTensorVersioned** out) {
   if constexpr (T == Table::from_py_object_error_unset) return -1;
   Planted* p = as_planted<T>(py_object);
   if (p == nullptr) return -1;
+  if (p->unexpressible) {  // "should be a BufferError if possible"; the planted one says ValueError
+    PyErr_SetString(T == Table::unexpressible_value_error ? PyExc_ValueError : PyExc_BufferError,
+                    "planted from_py_object: expected data DLPack can describe but found a "
+                    "planted unexpressible array");
+    return -1;
+  }
   Export* e = new_export(p->shape[0], p->shape[1]);
   if (e == nullptr) {
     PyErr_NoMemory();
@@ -444,6 +458,11 @@ int dltensor_from_py_object(void* py_object, DLTensor* out) {
   if constexpr (T == Table::dltensor_error_unset) return -1;
   Planted* p = as_planted<T>(py_object);
   if (p == nullptr) return -1;
+  if (p->unexpressible) {
+    PyErr_SetString(PyExc_BufferError, "planted dltensor_from_py_object: expected data DLPack can "
+                                       "describe but found a planted unexpressible array");
+    return -1;
+  }
   out->data = p->data;
   out->device = {kDLCPU, 0};
   out->ndim = 2;
@@ -454,6 +473,16 @@ int dltensor_from_py_object(void* py_object, DLTensor* out) {
   out->byte_offset = T == Table::dltensor_drops_offset
                          ? 0
                          : static_cast<uint64_t>(p->offset) * sizeof(float);
+  if constexpr (T == Table::dltensor_shape_released) {
+    // Its shape and strides in a scratch it lets go of before control returns: the scribble
+    // stands for the memory's next use (the producer must keep them until then, OB-077).
+    static int64_t scratch[4];
+    std::memcpy(scratch, p->shape, sizeof p->shape);
+    std::memcpy(scratch + 2, out->strides, 2 * sizeof(int64_t));
+    out->shape = scratch;
+    out->strides = scratch + 2;
+    std::memset(scratch, 0xff, sizeof scratch);
+  }
   return 0;
 }
 
@@ -535,8 +564,26 @@ PyObject* names(PyObject*, PyObject*) {
   return out;
 }
 
+// unexpressible(type): a planted array of that type standing for data DLPack cannot describe.
+PyObject* unexpressible(PyObject*, PyObject* type) {
+  bool planted_type = false;
+  for (size_t i = 0; i < kCount; ++i) planted_type |= type == reinterpret_cast<PyObject*>(g_types[i]);
+  if (!planted_type) {
+    PyErr_SetString(PyExc_TypeError, "expected a planted table's type but found another object");
+    return nullptr;
+  }
+  PyObject* none = PyTuple_New(0);
+  PyObject* obj = none != nullptr ? planted_new(reinterpret_cast<PyTypeObject*>(type), none, nullptr)
+                                  : nullptr;
+  Py_XDECREF(none);
+  if (obj != nullptr) reinterpret_cast<Planted*>(obj)->unexpressible = true;
+  return obj;
+}
+
 PyMethodDef module_methods[] = {
     {"names", names, METH_NOARGS, "The planted tables' names: each is a type of this module."},
+    {"unexpressible", unexpressible, METH_O,
+     "unexpressible(type): a planted array of that type that DLPack cannot describe."},
     {nullptr, nullptr, 0, nullptr}};
 
 PyModuleDef module_def = {PyModuleDef_HEAD_INIT,

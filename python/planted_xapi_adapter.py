@@ -40,6 +40,10 @@ class PlantedTable(dlc.Framework):
     def writable(self, value):
         return False
 
+    def unexpressible(self):
+        return {"ragged": ("a planted array DLPack cannot describe",
+                           lambda: planted.unexpressible(getattr(planted, self.table)))}
+
 
 # One party per table the module has, named by the table.
 for _table in planted.names():

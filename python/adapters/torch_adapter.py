@@ -26,7 +26,9 @@ class Torch(Framework):
         if value.dtype == self.module.bfloat16:
             import ml_dtypes
             return value.contiguous().view(self.module.int16).numpy().view(ml_dtypes.bfloat16)
-        return value.detach().contiguous().numpy()
+        # The values the tensor holds: a conjugate or negative view's bit resolved (numpy() refuses
+        # a tensor with it set).
+        return value.detach().resolve_conj().resolve_neg().contiguous().numpy()
 
     def writable(self, value):
         return True

@@ -17,6 +17,9 @@ so that a reproducer needs only the framework whose finding it shows.
   deleter_calls()                                   deleter calls so far, over every capsule
   flags(capsule), dtype_of(capsule), strides_of(capsule), name_of(capsule)
                                                     what a framework's capsule says
+  xapi_from_py_object(obj)                          the DLTensor that the C exchange API of
+      type(obj) (__dlpack_c_exchange_api__, DLPack 1.2) makes of obj with its
+      managed_tensor_from_py_object_no_sync; what it raises on -1
 
 dtype is a name ("f32", "f64", "i16", "u16", "i64", "u8", "bool", "f32x4") or (code, bits,
 lanes). Element k (row-major) holds k + 1, so that a reader that ignores byte_offset reads the
@@ -26,7 +29,8 @@ test tool, not an exporter for real use.
 import ctypes
 import mmap
 
-__all__ = ["capsule", "Producer", "deleter_calls", "flags", "dtype_of", "strides_of", "name_of"]
+__all__ = ["capsule", "Producer", "deleter_calls", "flags", "dtype_of", "strides_of", "name_of",
+           "xapi_from_py_object"]
 
 READ_ONLY, IS_COPIED = 1, 2
 
@@ -259,3 +263,19 @@ def device_of(cap):
     struct = DLManagedTensorVersioned if name == _VERSIONED else DLManagedTensor
     d = struct.from_address(address).dl_tensor.device
     return (d.device_type, d.device_id)
+
+
+def xapi_from_py_object(obj):
+    """The DLTensor (a DLTensor view of the owning struct, which leaks) that type(obj)'s C
+    exchange API makes of obj: the table's fifth word is managed_tensor_from_py_object_no_sync
+    (after version, prev_api and the allocator). Called with the GIL held, so that an error the
+    function sets is raised here."""
+    table = _capsule_pointer(type(obj).__dlpack_c_exchange_api__, b"dlpack_exchange_api")
+    slots = (ctypes.c_void_p * 4).from_address(table)
+    from_py_object = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object,
+                                       ctypes.POINTER(ctypes.c_void_p))(slots[3])
+    out = ctypes.c_void_p()
+    if from_py_object(obj, ctypes.byref(out)) != 0:
+        raise RuntimeError("from_py_object returned -1 without a Python exception")
+    return DLManagedTensorVersioned.from_address(out.value).dl_tensor
+
