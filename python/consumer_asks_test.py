@@ -36,6 +36,7 @@ EXPECTED = {
                              "copy=False", "device=cpu") + RETRIES},
     "device-as-list": {"device=cpu": "malformed-keyword-passed STRM-3",
                        "after-type-error,device=cpu": "malformed-keyword-passed STRM-3"},
+    "device-as-pinned-host": {"device=cpu": "keyword-not-passed-on STRM-3"},
     "keeps-keywords-on-retry": {"after-type-error,copy=True": "no-version-fallback VER-5",
                                 "after-type-error,device=cpu": "no-version-fallback VER-5"},
     "viewing-consumer": {},

@@ -20,6 +20,8 @@ that the correct one has no finding.
                          ends the import, where the consumer must ask again without it
   max-version-as-list    passes max_version=[1, 3], a list where the Array API says a 2-tuple
   device-as-list         passes dl_device=[1, 0], a list where the Array API says a 2-tuple
+  device-as-pinned-host   maps from_dlpack(device="cpu") to dl_device=(3, 0), kDLCUDAHost, not the
+                         CPU's (1, 0)
   keeps-keywords-on-retry  asks again after TypeError without max_version but with copy and
                          dl_device, which the old signature rejects as well: it gives up
 
@@ -102,6 +104,16 @@ class NoTypeErrorFallback(Planted):
 
     def ask(self, obj, keywords):
         return obj.__dlpack__(**keywords)  # the bug: no second question after TypeError
+
+
+class DeviceAsPinnedHost(Planted):
+    planted = "device-as-pinned-host"
+
+    def keywords(self, copy, device):
+        out = super().keywords(copy, device)
+        if "dl_device" in out:
+            out["dl_device"] = (3, 0)  # the planted mapping: "cpu" as kDLCUDAHost
+        return out
 
 
 class KeepsKeywordsOnRetry(Planted):
