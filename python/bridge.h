@@ -23,6 +23,7 @@ HostState& host();
 struct CapsuleFate {
   bool destroyed = false;
   bool renamed = false;  // a consumer took it (LIFE-1)
+  std::string name_after;  // the used_* name it was renamed to (capsule-misnamed when another)
   bool deleted = false;  // its destructor called the deleter (LIFE-2: nobody took it)
 };
 std::unordered_map<void*, CapsuleFate>& fates();

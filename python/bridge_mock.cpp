@@ -75,6 +75,7 @@ void capsule_destructor(PyObject* capsule) {
   const char* name = PyCapsule_GetName(capsule);
   if (name != nullptr && std::strncmp(name, "used_", 5) == 0) {
     fate.renamed = true;
+    fate.name_after = name;
   } else if (name != nullptr && host().ledger.calls(managed) > 0) {
     // The consumer called the deleter and kept the capsule's name: a real producer's destructor
     // deletes the tensor again here (a double free). The judge names the cause, the missing

@@ -158,8 +158,7 @@ PyObject* judge_import_py(PyObject*, PyObject* args) {
                            kind == dlc::abi::StructKind::foreign_major;
     lf.other_major = kind == dlc::abi::StructKind::foreign_major;
     lf.offered_name = versioned ? "dltensor_versioned" : "dltensor";
-    lf.name_after = fate->second.renamed ? (versioned ? "used_dltensor_versioned" : "used_dltensor")
-                                         : lf.offered_name;
+    lf.name_after = fate->second.renamed ? fate->second.name_after.c_str() : lf.offered_name;
     lf.imported = imported;
     lf.consumer_error = error.c_str();
     lf.deleter_expected = (t.spec.options & DLC_SPEC_NULL_DELETER) == 0;
