@@ -11,19 +11,18 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import planted_matrix  # noqa: E402
 # The old signature's TypeError with copy= or device= asked too.
 RETRIES = ("after-type-error,copy=True", "after-type-error,device=cpu")
+# Every ask of a producer that exports (the refusing one's after-buffer-error included).
+EVERY_ASK = ("plain", "after-type-error", "after-buffer-error", "copy=True", "copy=False",
+             "device=cpu") + RETRIES
 # planted consumer -> {ask: "class RULE"}; every other ask of ASKS passes with no finding.
 EXPECTED = {
     "correct-consumer": {},
     "retry-on-buffer-error": {"after-buffer-error": "retry-after-refusal VER-5"},
-    "stream-zero": {ask: "stream-on-cpu STRM-1" for ask in
-                    ("plain", "after-type-error", "after-buffer-error", "copy=True",
-                     "copy=False", "device=cpu") + RETRIES},
+    "stream-zero": {ask: "stream-on-cpu STRM-1" for ask in EVERY_ASK},
     "calls-twice": {ask: "second-dlpack-call VER-5" for ask in
                     ("plain", "after-type-error", "copy=True", "copy=False", "device=cpu") +
                     RETRIES},
-    "no-max-version": {ask: "no-max-version-asked VER-5" for ask in
-                       ("plain", "after-type-error", "after-buffer-error", "copy=True",
-                        "copy=False", "device=cpu") + RETRIES},
+    "no-max-version": {ask: "no-max-version-asked VER-5" for ask in EVERY_ASK},
     "copy-inverted": {"copy=True": "keyword-not-passed-on STRM-4",
                       "copy=False": "keyword-not-passed-on STRM-4"},
     "takes-any-return": {"bad-input/not-a-capsule": "crash VER-4"},
@@ -31,9 +30,7 @@ EXPECTED = {
     "wrong-error-for-none": {"bad-input/no-dlpack": "no-attribute-error VER-4"},
     "no-type-error-fallback": {ask: "no-version-fallback VER-5" for ask in
                                ("after-type-error",) + RETRIES},
-    "max-version-as-list": {ask: "malformed-keyword-passed VER-5" for ask in
-                            ("plain", "after-type-error", "after-buffer-error", "copy=True",
-                             "copy=False", "device=cpu") + RETRIES},
+    "max-version-as-list": {ask: "malformed-keyword-passed VER-5" for ask in EVERY_ASK},
     "device-as-list": {"device=cpu": "malformed-keyword-passed STRM-3",
                        "after-type-error,device=cpu": "malformed-keyword-passed STRM-3"},
     "device-as-pinned-host": {"device=cpu": "keyword-not-passed-on STRM-3"},
