@@ -36,18 +36,6 @@ bool is_int_pair(PyObject* v) {
          PyIndex_Check(PyTuple_GetItem(v, 1));
 }
 
-// The two ints of a malformed pair where it holds them (a list [1, 3]); false otherwise.
-bool ints_of_sequence(PyObject* v, long long* a, long long* b) {
-  if (!PyList_Check(v) || PyList_Size(v) != 2) return false;
-  *a = PyLong_AsLongLong(PyList_GetItem(v, 0));
-  *b = PyLong_AsLongLong(PyList_GetItem(v, 1));
-  if (PyErr_Occurred()) {
-    PyErr_Clear();
-    return false;
-  }
-  return true;
-}
-
 // One call record: {"kind": "device"|"dlpack", "max_version": (M, m)|None, "stream": int|None,
 // "copy": bool|None (absent: not passed), "dl_device": (t, id)|None, "answer": "capsule"|
 // "TypeError"|"BufferError"|"error"}.
@@ -60,15 +48,8 @@ bool parse_call(PyObject* d, AskCall* c) {
   c->kind = kind == "device" ? AskCall::Kind::device : AskCall::Kind::dlpack;
   if (PyObject* v = item(d, "max_version"); v != nullptr && v != Py_None) {
     c->has_max_version = true;
-    long long major = 0, minor = 0;
-    if (is_int_pair(v)) {
-      if (!parse_version(v, &c->max_version)) return false;
-    } else {
-      c->max_version_malformed = true;
-      if (ints_of_sequence(v, &major, &minor) && major >= 0 && minor >= 0) {
-        c->max_version = {static_cast<uint32_t>(major), static_cast<uint32_t>(minor)};
-      }
-    }
+    c->max_version_malformed = !is_int_pair(v);  // judged first: its values are never read
+    if (!c->max_version_malformed && !parse_version(v, &c->max_version)) return false;
   }
   if (PyObject* v = item(d, "stream"); v != nullptr && v != Py_None) {
     c->stream_given = true;

@@ -100,13 +100,12 @@ std::string layout(const DLTensor& t) {
   return s + ", byte_offset " + std::to_string(t.byte_offset);
 }
 
-std::string failure_words(const char* slot, const std::string& doing, int rc) {
-  if (PyErr_Occurred() == nullptr) {
-    return std::string("expected ") + slot + " to return 0, or -1 with a Python exception set, " +
-           "but found " + std::to_string(rc) + " without a Python exception";
-  }
+std::string take_python_error(bool* buffer_error) {
   PyObject *type = nullptr, *value = nullptr, *traceback = nullptr;
   PyErr_Fetch(&type, &value, &traceback);
+  if (buffer_error != nullptr) {
+    *buffer_error = type != nullptr && PyErr_GivenExceptionMatches(type, PyExc_BufferError);
+  }
   PyObject* type_name_obj =
       type != nullptr ? PyObject_GetAttrString(type, "__name__") : nullptr;
   PyObject* text = value != nullptr ? PyObject_Str(value) : nullptr;
@@ -117,8 +116,16 @@ std::string failure_words(const char* slot, const std::string& doing, int rc) {
   Py_XDECREF(value);
   Py_XDECREF(traceback);
   PyErr_Clear();
+  return what;
+}
+
+std::string failure_words(const char* slot, const std::string& doing, int rc) {
+  if (PyErr_Occurred() == nullptr) {
+    return std::string("expected ") + slot + " to return 0, or -1 with a Python exception set, " +
+           "but found " + std::to_string(rc) + " without a Python exception";
+  }
   return std::string("expected ") + slot + " to " + doing + " but found " + std::to_string(rc) +
-         " with " + what;
+         " with " + take_python_error();
 }
 
 void collect() {
@@ -341,24 +348,9 @@ PyObject* xapi_from_py_object(PyObject*, PyObject* args) {
   } catch (...) {
     rc = xapi::kThrew;
   }
-  std::string error;
   bool buffer_error = false;
-  if (PyErr_Occurred() != nullptr) {
-    PyObject *type, *value, *trace;
-    PyErr_Fetch(&type, &value, &trace);
-    PyErr_NormalizeException(&type, &value, &trace);
-    buffer_error = type != nullptr && PyErr_GivenExceptionMatches(type, PyExc_BufferError);
-    PyObject* name = type != nullptr ? PyObject_GetAttrString(type, "__name__") : nullptr;
-    PyObject* text = value != nullptr ? PyObject_Str(value) : nullptr;
-    error = (name != nullptr ? utf8(name) : std::string("?")) + ": " +
-            (text != nullptr ? utf8(text) : std::string());
-    Py_XDECREF(name);
-    Py_XDECREF(text);
-    Py_XDECREF(type);
-    Py_XDECREF(value);
-    Py_XDECREF(trace);
-    PyErr_Clear();
-  }
+  const std::string error =
+      PyErr_Occurred() != nullptr ? xapi::take_python_error(&buffer_error) : "";
   PyObject* capsule = Py_None;
   Py_INCREF(capsule);
   if (rc == 0 && tensor != nullptr) {

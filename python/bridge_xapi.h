@@ -71,6 +71,9 @@ bool python_values(PyObject* obj, Values* out);
 bool tensor_values(const DLTensor& t, Values* out);
 // "shape [2, 2], strides [3, 1], byte_offset 4".
 std::string layout(const DLTensor& t);
+// The pending Python exception as "TypeName: message", cleared; whether it is a BufferError (or
+// a subclass) in *buffer_error when given.
+std::string take_python_error(bool* buffer_error = nullptr);
 // The words for a table call that returned rc != 0: whether the Python exception the contract
 // asks for is set (cleared here). `doing` says what the call was for.
 std::string failure_words(const char* slot, const std::string& doing, int rc);

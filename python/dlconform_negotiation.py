@@ -242,15 +242,22 @@ def spoken_version(value, capsule, asked):
     return max(spoken) if spoken else None
 
 
-def copy_by_address(fw, value, capsule, copy):
-    """STRM-4 judged by memory: __dlpack__(copy=True) hands over other memory than the array's
-    own, copy=False the array's own. Its own is what two plain exports agree on; a producer whose
-    exports each copy has none to compare with (None: not judged here)."""
+def on_own_memory(value, capsule):
+    """Whether the capsule points at the array's own memory, what two plain exports agree on;
+    None where nothing compares (a producer whose exports each copy, no data pointer)."""
     own = {export_address(value), export_address(value)}
     crossed = bridge.capsule_data(capsule)
     if len(own) != 1 or None in own or crossed is None:
         return None
-    same = crossed == own.pop()
+    return crossed == own.pop()
+
+
+def copy_by_address(fw, value, capsule, copy):
+    """STRM-4 judged by memory: __dlpack__(copy=True) hands over other memory than the array's
+    own, copy=False the array's own (None: not judged here)."""
+    same = on_own_memory(value, capsule)
+    if same is None:
+        return None
     if copy and same:
         return bridge.make_finding(
             "producer-violation", "STRM-4", f"expected {fw.label}'s __dlpack__(copy=True) to hand "
@@ -271,11 +278,7 @@ def copied_flag_on_own_memory(fw, value, capsule):
     """FLAG-2 (OB-058): IS_COPIED says the tensor is "solely owned ... by the consumer", so a
     capsule that sets it over the array's own memory (what two plain exports agree on) hands the
     consumer memory the array still uses. None where the flag is unset or nothing compares."""
-    if not bridge.capsule_flags(capsule) & IS_COPIED:
-        return None
-    own = {export_address(value), export_address(value)}
-    crossed = bridge.capsule_data(capsule)
-    if len(own) != 1 or None in own or crossed is None or crossed != own.pop():
+    if not bridge.capsule_flags(capsule) & IS_COPIED or not on_own_memory(value, capsule):
         return None
     return bridge.make_finding(
         "producer-violation", "FLAG-2", f"expected {fw.label}'s capsule with IS_COPIED set to hold "

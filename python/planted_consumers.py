@@ -60,6 +60,9 @@ class Planted(dlc.PlantedParty):
     name = "numpy"  # the module the interface imports; the arrays are the bridge's records
     exports = False
     planted = "correct-consumer"
+    # What it passes for max_version, and for dl_device when its caller names a device.
+    asked_max_version = (1, 3)
+    asked_device = (1, 0)
 
     def probe(self):
         return {"dtypes": ["float32"], "has_xapi": False}
@@ -68,11 +71,11 @@ class Planted(dlc.PlantedParty):
         return "cpu"
 
     def keywords(self, copy, device):
-        out = {"max_version": (1, 3)}
+        out = {"max_version": self.asked_max_version}
         if copy is not None:
             out["copy"] = copy
         if device is not None:
-            out["dl_device"] = (1, 0)
+            out["dl_device"] = self.asked_device
         return out
 
     def ask(self, obj, keywords):
@@ -108,12 +111,7 @@ class NoTypeErrorFallback(Planted):
 
 class DeviceAsPinnedHost(Planted):
     planted = "device-as-pinned-host"
-
-    def keywords(self, copy, device):
-        out = super().keywords(copy, device)
-        if "dl_device" in out:
-            out["dl_device"] = (3, 0)  # the planted mapping: "cpu" as kDLCUDAHost
-        return out
+    asked_device = (3, 0)  # the planted mapping: "cpu" as kDLCUDAHost
 
 
 class KeepsKeywordsOnRetry(Planted):
@@ -128,19 +126,12 @@ class KeepsKeywordsOnRetry(Planted):
 
 class MaxVersionAsList(Planted):
     planted = "max-version-as-list"
-
-    def keywords(self, copy, device):
-        return dict(super().keywords(copy, device), max_version=[1, 3])  # the planted list
+    asked_max_version = [1, 3]  # the planted list
 
 
 class DeviceAsList(Planted):
     planted = "device-as-list"
-
-    def keywords(self, copy, device):
-        out = super().keywords(copy, device)
-        if "dl_device" in out:
-            out["dl_device"] = [1, 0]  # the planted list
-        return out
+    asked_device = [1, 0]  # the planted list
 
 
 class StreamZero(Planted):

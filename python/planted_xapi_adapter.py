@@ -9,7 +9,7 @@ import _dlconform_planted_xapi as planted
 import dlconform_adapter as dlc
 
 
-class PlantedTable(dlc.Framework):
+class PlantedTable(dlc.PlantedParty):
     """The correct table; each planted one below differs by `table` only."""
     name = "numpy"  # the module the interface imports; the arrays are planted_xapi.cpp's
     dtypes = ["float32"]
@@ -18,18 +18,11 @@ class PlantedTable(dlc.Framework):
     table = "correct"
 
     @property
-    def version(self):
-        return "1"
-
-    @property
-    def label(self):
-        return f"xapi-{self.table}@1"
+    def planted(self):  # labelled xapi-TABLE@1
+        return f"xapi-{self.table}"
 
     def probe(self):
         return {"dtypes": ["float32"], "has_xapi": True}
-
-    def header(self):
-        return (1, 3)
 
     def from_np(self, array):
         return getattr(planted, self.table)()
