@@ -99,5 +99,10 @@ PyObject* capsule_data(PyObject*, PyObject* args);
 PyObject* data_live(PyObject*, PyObject* args);
 PyObject* guarded_blocks(PyObject*, PyObject* args);
 PyObject* release_while_raising(PyObject*, PyObject* args);
+// Whether p lies in a loaded object's segments (text, rodata, data, bss): statically allocated.
+// Heap memory and anonymous mappings are not.
+bool in_loaded_image(const void* p);
+PyObject* capsule_name_storage(PyObject*, PyObject* args);
+PyObject* static_capsule_names(PyObject*, PyObject*);
 
 }  // namespace dlc::bridge

@@ -3,6 +3,8 @@
 // first element read before a consumer takes it, the guard arena's blocks, and the capsule
 // released while an exception propagates (the peers' P-55: the producer's destructor must leave
 // the exception as it was, LIFE-2). The facts are read here; the verdicts are the judge's.
+#include <dlfcn.h>
+
 #include <cstdint>
 #include <string>
 
@@ -37,6 +39,49 @@ const dlc::abi::Tensor* tensor_in_capsule(const char* name, void* pointer) {
 }
 
 }  // namespace
+
+bool in_loaded_image(const void* p) {
+  Dl_info info{};
+  return p != nullptr && dladdr(p, &info) != 0;
+}
+
+// capsule_name_storage(capsule): (name, static) of the name a capsule holds, static when its
+// bytes lie in a loaded object (python_spec.rst: the names "must be statically allocated").
+PyObject* capsule_name_storage(PyObject*, PyObject* args) {
+  PyObject* capsule = nullptr;
+  if (!PyArg_ParseTuple(args, "O", &capsule)) return nullptr;
+  if (!PyCapsule_CheckExact(capsule)) {
+    PyErr_SetString(PyExc_TypeError, "expected a PyCapsule");
+    return nullptr;
+  }
+  const char* name = PyCapsule_GetName(capsule);
+  if (name == nullptr && PyErr_Occurred()) return nullptr;
+  return Py_BuildValue("(sO)", name != nullptr ? name : "NULL",
+                       in_loaded_image(name) ? Py_True : Py_False);
+}
+
+// static_capsule_names(): {name: address} of the four DLPack capsule names in this module's
+// static storage, for capsules made through ctypes, whose bytes objects are heap memory.
+PyObject* static_capsule_names(PyObject*, PyObject*) {
+  static const char* const kNames[] = {"dltensor", "dltensor_versioned", "used_dltensor",
+                                       "used_dltensor_versioned"};
+  PyObject* out = PyDict_New();
+  for (const char* name : kNames) {
+    PyObject* key = PyBytes_FromString(name);
+    PyObject* address = PyLong_FromUnsignedLongLong(
+        static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(name)));
+    if (out == nullptr || key == nullptr || address == nullptr ||
+        PyDict_SetItem(out, key, address) < 0) {
+      Py_XDECREF(key);
+      Py_XDECREF(address);
+      Py_XDECREF(out);
+      return nullptr;
+    }
+    Py_DECREF(key);
+    Py_DECREF(address);
+  }
+  return out;
+}
 
 // interpose(capsule): (handle, interposed): the ledger counts the deleter calls of the struct a
 // capsule carries (framework pairs); deleter_calls(handle) reads them, forget(handle) drops it.

@@ -42,15 +42,17 @@ EXPECTED = {
     "always-copies": {"memory/default": "import-copied STRM-4",
                       "memory/copy=False": "copy-made STRM-4",
                       "from_capsule/memory/default": "import-copied STRM-4"},
+    "heap-used-name": {"used-name": "capsule-misnamed LIFE-1",
+                       "from_capsule/used-name": "capsule-misnamed LIFE-1"},
 }
 # The consumers with a capsule API (from_capsule), and its asks.
-CAPSULE_API = ("viewing-consumer", "ignores-copy", "always-copies")
+CAPSULE_API = ("viewing-consumer", "ignores-copy", "always-copies", "heap-used-name")
 CAPSULE_ASKS = ("from_capsule/memory/default", "from_capsule/bad-input/no-dlpack",
-                "from_capsule/bad-input/not-a-capsule")
+                "from_capsule/bad-input/not-a-capsule", "from_capsule/used-name")
 ASKS = ("plain", "after-type-error", "after-type-error,copy=True", "after-type-error,device=cpu",
         "after-buffer-error", "copy=True", "copy=False", "device=cpu",
-        "bad-input/no-dlpack", "bad-input/not-a-capsule", "memory/default", "memory/copy=True",
-        "memory/copy=False")
+        "bad-input/no-dlpack", "bad-input/not-a-capsule", "used-name", "memory/default",
+        "memory/copy=True", "memory/copy=False")
 
 
 def main():

@@ -10,6 +10,9 @@
       capsule API gets the int itself). Any exception passes; a crash fails; an array returned is
       non-dlpack-input-accepted (INFO: no text names the exception), except from_dlpack(None):
       AttributeError, which the Array API requires since 2023.12 (no-attribute-error, MUST).
+  asks/ENV/B@W/[API/]used-name   B's from_dlpack (or its capsule API) of a DLPack 1.3 mock: the
+      used_* name B renames the capsule to lies in a loaded object, statically allocated
+      (LIFE-1, python_spec.rst).
   asks/ENV/B@W/memory/ASK    B's from_dlpack (default, copy=True, copy=False) on a DLPack 1.3 mock:
       whether its array shares the memory that crossed, by its data pointer (its own export) or by
       a write into that memory, and whether its own write reaches it (STRM-4: copy=True must
@@ -39,8 +42,9 @@ class Recorder:
     crossed: the capsule's kind and flags, read before the consumer takes it). `inner` is the
     real producer (a MockTensor, an array); `refuse` answers every __dlpack__ with BufferError,
     as a producer that cannot export does."""
-    def __init__(self, inner, device=(1, 0), refuse=False):
+    def __init__(self, inner, device=(1, 0), refuse=False, keep=False):
         self.inner, self.device, self.refuse, self.calls = inner, device, refuse, []
+        self.keep = keep  # each capsule handed out held in its call (the name read after)
 
     def __dlpack__(self, *args, **kwargs):
         call = {"kind": "dlpack"}
@@ -76,6 +80,8 @@ class Recorder:
         call["crossed"] = bridge.capsule_kind(capsule)  # read before the consumer takes it
         call["flags"] = bridge.capsule_flags(capsule)
         call["data"] = bridge.capsule_data(capsule)
+        if self.keep:
+            call["capsule"] = capsule
         return capsule
 
     def __dlpack_device__(self):
@@ -133,6 +139,44 @@ def asks(fw, producer_path, caller, refuse):
                     f"({clean(error)[:120]})")
         return judged_calls(fw, recorder, error, caller.get("copy"),
                             (1, 0) if "device" in caller else None)
+    return body
+
+
+def used_name(fw, producer_path, api=None):
+    """Where the name lies that B's from_dlpack (or its capsule API `api`, handed the capsule of
+    __dlpack__()) renames a capsule to (python_spec.rst: "dltensor" and "used_dltensor" "must be
+    statically allocated"): a capsule keeps the pointer, not the bytes, so a name in the heap
+    lasts only as long as whatever owns it (LIFE-1). The case holds the capsule and reads its
+    name after the import: a consumer may clear the capsule's destructor when it takes it."""
+    def body():
+        recorder = Recorder(bridge.MockTensor(producer_path, ASK_TENSOR), keep=True)
+        if api is None:
+            error = import_recorded(fw, recorder, {})
+        else:
+            error = None
+            try:
+                value = fw.capsule_imports[api](recorder.__dlpack__())
+                del value
+            except Exception as e:
+                if adapter_raised(e, (fw,)):
+                    raise
+                error = error_words(e)
+            gc.collect()
+        held = [c["capsule"] for c in recorder.calls if "capsule" in c]
+        name, static = bridge.capsule_name_storage(held[-1]) if held else ("no capsule", True)
+        del held
+        recorder.calls.clear()
+        if not name.startswith("used_"):
+            what = "imported" if error is None else f"refused: {clean(error)[:120]}"
+            return ("skip", "", "", "", f"n/a: {name} was not renamed used_* ({what}; the import "
+                    "rows judge the rename)")
+        if not static:
+            return outcome(bridge.make_finding(
+                "capsule-misnamed", "LIFE-1", f"expected {fw.label}'s {api or 'from_dlpack'} to "
+                f"rename the capsule to a statically allocated {name} but found the name's "
+                f"bytes in memory that no loaded object holds (the heap): the capsule keeps the "
+                f"pointer, and the bytes live only as long as their owner"), "")
+        return ("pass", "", "", "", f"renamed {name}: statically allocated (in a loaded object)")
     return body
 
 
@@ -401,12 +445,18 @@ def plan_consumer_calls(frameworks, producer_path_of, env):
                                   short, own, ask, asks(fw, path, caller, refuse), rule, (fw,)))
         path = producer_path_of("versioned-producer", "v1.3")
         if fw.imports and fw.asks and path is not None:
+            cases.append(Case(f"asks/{env}/{own}/used-name", "asks", "versioned-producer",
+                              "versioned-producer@v1.3", short, own, "used-name",
+                              used_name(fw, path), "LIFE-1", (fw,)))
             for name, copy in MEMORY_ASKS.items():
                 cases.append(Case(f"asks/{env}/{own}/{name}", "asks", "versioned-producer",
                                   "versioned-producer@v1.3", short, own, name,
                                   memory(fw, path, copy), "STRM-4", (fw,)))
         if fw.imports and path is not None:  # a capsule API has no copy keyword: default only
             for api in sorted(fw.capsule_imports):
+                cases.append(Case(f"asks/{env}/{own}/{api}/used-name", "asks",
+                                  "versioned-producer", "versioned-producer@v1.3", short, own,
+                                  f"{api}/used-name", used_name(fw, path, api), "LIFE-1", (fw,)))
                 name = f"{api}/memory/default"
                 cases.append(Case(f"asks/{env}/{own}/{name}", "asks", "versioned-producer",
                                   "versioned-producer@v1.3", short, own, name,

@@ -649,6 +649,11 @@ PyMethodDef module_methods[] = {
     {"guarded_blocks", guarded_blocks, METH_NOARGS,
      "(live, capacity, nearly_full): blocks of the guard arena still live in this process, "
      "and whether it is three quarters used."},
+    {"capsule_name_storage", capsule_name_storage, METH_VARARGS,
+     "capsule_name_storage(capsule): (name, static), static when the name's bytes lie in a "
+     "loaded object (python_spec.rst: statically allocated)."},
+    {"static_capsule_names", static_capsule_names, METH_NOARGS,
+     "{name: address} of the DLPack capsule names in the bridge's static storage."},
     {"capsule_kind", capsule_kind, METH_VARARGS,
      "capsule_kind(capsule): 'legacy' or 'versioned M.m'."},
     {"forget", forget, METH_VARARGS, "Drop an interposed struct's ledger entry."},

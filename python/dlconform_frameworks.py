@@ -59,9 +59,9 @@ from dlconform_asks import plan_consumer_calls
 from dlconform_devices import on_device, plan_device_cases
 from dlconform_imports import (expected_of, framework_imports, late_refusal, logical,
                                used_capsule)
-from dlconform_negotiation import (NEGOTIATION, STREAM_ASKS, device_answer, device_asks,
-                                   dropped_during_exception, exporter_bad_input, negotiation,
-                                   xapi, xapi_unexpressible)
+from dlconform_negotiation import (NEGOTIATION, STREAM_ASKS, capsule_names, device_answer,
+                                   device_asks, dropped_during_exception, exporter_bad_input,
+                                   negotiation, xapi, xapi_unexpressible)
 from dlconform_parties import environment_frameworks, libraries_under_test
 from dlconform_workers import (Case, HeldCapsule, adapter_raised, ask_capsule, capsule_finding,
                                clean, device_finding, outcome, released, run_all, takes_layout)
@@ -590,6 +590,9 @@ def plan(frameworks, producers_dir, env):
                               fw.name.split(".")[0], own, "dlconform-caller", "v1.3",
                               "dropped-during-exception", dropped_during_exception(fw), "LIFE-2",
                               (fw,)))
+            cases.append(Case(f"negotiation/{env}/{own}/capsule-names", "negotiation",
+                              fw.name.split(".")[0], own, "dlconform-caller", "v1.3",
+                              "capsule-names", capsule_names(fw), "LIFE-1", (fw,)))
             for suffix, build in device_asks(fw, not on_device(fw)):
                 cases.append(Case(f"negotiation/{env}/{own}/__dlpack_device__{suffix}",
                                   "negotiation", fw.name.split(".")[0], own, "dlconform-caller",
@@ -599,6 +602,9 @@ def plan(frameworks, producers_dir, env):
             cases.append(Case(f"negotiation/{env}/{own}/{api}/bad-input", "negotiation",
                               fw.name.split(".")[0], own, "dlconform-caller", "v1.3",
                               f"{api}/bad-input", exporter_bad_input(fw, api), "VER-4", (fw,)))
+            cases.append(Case(f"negotiation/{env}/{own}/{api}/capsule-names", "negotiation",
+                              fw.name.split(".")[0], own, "dlconform-caller", "v1.3",
+                              f"{api}/capsule-names", capsule_names(fw, api), "LIFE-1", (fw,)))
         if fw.has_xapi:
             for check in ("XAPI-1", "XAPI-2", "XAPI-3", "XAPI-4", "XAPI-5"):
                 cases.append(Case(f"xapi/{env}/{own}/{check}", "xapi", fw.name.split(".")[0], own,

@@ -14,6 +14,9 @@ dlconform_frameworks.py (the cases negotiation/ENV/FW/ASK and xapi/ENV/FW/CHECK)
   negotiation/ENV/A@V/K1,K2   two keywords together (P-49): each does what it does alone.
   negotiation/ENV/A@V/dropped-during-exception   a capsule dropped unconsumed while a RuntimeError
       propagates: the exception kept, the array released (LIFE-2).
+  negotiation/ENV/A@V/[API/]capsule-names   the names of A's versioned and legacy capsules (or
+      of those its own exporter API makes) lie in a loaded object, statically allocated (LIFE-1,
+      python_spec.rst).
   xapi/ENV/A@V/CHECK          the C exchange API table on A's type (XAPI-1 to XAPI-5).
   xapi/ENV/A@V/XAPI-5/unexpressible/NAME   the table's from_py_object handed an array of A's
       that DLPack cannot describe (the unexpressible cases of A's __dlpack__): BufferError, or a
@@ -211,6 +214,47 @@ def dropped_during_exception(fw):
                 f"kept {sys.getrefcount(value) - before} more reference(s)"), "")
         return ("pass", "", "", "", "dropped unconsumed during a RuntimeError: the exception "
                 "kept, the array released")
+    return body
+
+
+def capsule_names(fw, api=None):
+    """Where the names of fw's capsules lie, versioned and legacy, or those of its own exporter
+    `api` (python_spec.rst: the names "must be statically allocated"): a capsule keeps the
+    pointer, not the bytes, so a name in the heap lasts only as long as whatever owns it
+    (LIFE-1). The capsules are dropped unconsumed; what the exports answer is the other
+    negotiation rows' to judge."""
+    def body():
+        value = plain_array(fw, (2, 2))
+        if api is None:
+            exports = (("__dlpack__(max_version=(1, 3))",
+                        lambda: value.__dlpack__(max_version=(1, 3))),
+                       ("__dlpack__()", lambda: value.__dlpack__()))
+        else:
+            exports = ((f"{api}()", lambda: fw.legacy_exports[api](value)),)
+        named = []
+        for call, export in exports:
+            try:
+                capsule = export()
+            except Exception as e:  # a refusal: the other negotiation rows judge it
+                if adapter_raised(e, (fw,)):
+                    raise
+                continue
+            if not is_capsule(capsule):
+                continue
+            name, static = bridge.capsule_name_storage(capsule)
+            del capsule
+            if not static:
+                return outcome(bridge.make_finding(
+                    "producer-violation", "LIFE-1", f"expected the name {name} of the capsule of "
+                    f"{fw.label}'s {call} statically allocated but found its bytes in memory "
+                    f"that no loaded object holds (the heap): the capsule keeps the pointer, and "
+                    f"the bytes live only as long as their owner"), "")
+            named.append(name)
+        if not named:
+            return ("skip", "", "", "", "n/a: no export gave a capsule (the other negotiation "
+                    "rows judge that)")
+        return ("pass", "", "", "", f"{' and '.join(dict.fromkeys(named))}: statically "
+                "allocated (in a loaded object)")
     return body
 
 

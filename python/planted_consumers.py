@@ -30,7 +30,9 @@ the struct themselves (rename, view, deleter when the last view dies):
   viewing-consumer       shares what it is handed, copies for copy=True unless IS_COPIED crossed;
                          its capsule API (from_capsule) takes a bare capsule the same way
   ignores-copy           never passes copy on and never copies: copy=True shares
-  always-copies          copies every import, copy=False too, and through its capsule API
+  always-copies          copies every import, copy=False too, and through its capsule API  heap-used-name         renames each capsule it takes to used_* with a bytes object's bytes,
+                         heap memory, where python_spec.rst wants the names statically
+                         allocated (LIFE-1)
 """
 import ctypes
 import os
@@ -44,6 +46,10 @@ from dlconform_workers import HeldCapsule, is_capsule
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "reproducers"))
 import dlconform_capsule as cap  # noqa: E402  (beside this file, in reproducers/)
+
+cap.use_static_names(bridge.static_capsule_names())  # python_spec.rst: static names (LIFE-1)
+# heap-used-name's names: bytes objects (heap memory, alive as long as this module).
+HEAP_USED_NAMES = {name: bytes(bytearray(cap.USED[name])) for name in cap.USED}
 
 IS_COPIED = 1 << 1
 
@@ -196,14 +202,15 @@ class WrongErrorForNone(Planted):
         return super().import_(obj, copy, device)
 
 
-def take(capsule):
-    """The planted library's import: the capsule renamed, a NumPy view over its float32 data and
-    whether the producer copied (IS_COPIED)."""
+def take(capsule, heap_name=False):
+    """The planted library's import: the capsule renamed (with a heap name's bytes where
+    heap_name), a NumPy view over its float32 data and whether the producer copied (IS_COPIED)."""
     name, address = cap._managed(capsule)
     versioned = name == b"dltensor_versioned"
     struct = (cap.DLManagedTensorVersioned if versioned else cap.DLManagedTensor).from_address(
         address)
-    cap.mark_used(capsule, name)  # taken: the deleter is ours to call
+    # taken: the deleter is ours to call
+    cap.mark_used(capsule, name, HEAP_USED_NAMES[name] if heap_name else None)
     t = struct.dl_tensor
     shape = tuple(t.shape[i] for i in range(t.ndim))
     # The float32 elements of a compact tensor; the owner calls the deleter once (LIFE-3).
@@ -229,7 +236,7 @@ class ViewingConsumer(Planted):
 
     def taken(self, capsule, copy):
         """The capsule taken, and copied where `copy` and what crossed call for it."""
-        view, producer_copied = take(checked(capsule))
+        view, producer_copied = take(checked(capsule), self.planted == "heap-used-name")
         return view.copy() if self.copies(copy, producer_copied) else view
 
     def copies(self, copy, producer_copied):
@@ -257,3 +264,7 @@ class AlwaysCopies(ViewingConsumer):
 
     def copies(self, copy, producer_copied):
         return True
+
+
+class HeapUsedName(ViewingConsumer):
+    planted = "heap-used-name"

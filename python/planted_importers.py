@@ -22,10 +22,13 @@ import sys
 
 import numpy
 
+import _dlconform as bridge
 import dlconform_adapter as dlc
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "reproducers"))
 import dlconform_capsule as cap  # noqa: E402  (beside this file, in reproducers/)
+
+cap.use_static_names(bridge.static_capsule_names())  # python_spec.rst: static names (LIFE-1)
 
 READ_ONLY = 1 << 0
 # DLPack (code, bits) -> the NumPy type-string letter; lanes must be 1.

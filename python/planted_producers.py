@@ -67,18 +67,23 @@ correct one has no finding.
   exports-conjugate-view  its complex arrays can be lazily conjugated (a conjugate bit, as
                        torch's conj()); such a view exports its stored values, where it must
                        refuse or resolve them: the consumer reads the unconjugated ones (LAY-4)
+  heap-capsule-name    names its capsules with bytes objects, heap memory, where python_spec.rst
+                       wants the names statically allocated (LIFE-1): the capsule keeps the
+                       pointer, which dangles once the bytes' owner dies (as ctypes exporters do)
 """
 import ctypes
 import mmap
 import os
 import sys
 
+import _dlconform as bridge
 import _dlconform_planted_capsules as planted_capsules
 import dlconform_adapter as dlc
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "reproducers"))
 import dlconform_capsule as cap  # noqa: E402  (beside this file, in reproducers/)
 
+cap.use_static_names(bridge.static_capsule_names())  # python_spec.rst: static names (LIFE-1)
 _released_pages = []  # the data pages of dead frees-with-source arrays: unreadable, kept mapped
 _DESTRUCTORS = planted_capsules.destructors()
 DESTRUCTOR = _DESTRUCTORS["unconsumed"]  # deletes a capsule dropped unconsumed (LIFE-2)
@@ -92,6 +97,10 @@ BARE_CAPSULES = ("no-capsule-destructor", "caches-one-struct")
 # Structs that do not keep their array alive: frees-with-source's (its bug), caches-one-struct's
 # (without a destructor, a held array would never be released).
 UNHELD = ("frees-with-source", "caches-one-struct")
+
+
+# heap-capsule-name's names: bytes objects (heap memory, alive as long as this module).
+HEAP_NAMES = {True: bytes(bytearray(b"dltensor_versioned")), False: bytes(bytearray(b"dltensor"))}
 
 
 def _dl_tensor(capsule):
@@ -146,7 +155,7 @@ class Array:
             versioned = max_version is not None and tuple(max_version) == (1, 3)
         if self.planted == "caches-one-struct" and self.cached is not None:
             name, address = self.cached
-            return cap._capsule_new(address, name, None)
+            return cap._capsule_new(address, cap._NAME_STORAGE[name], None)
         compact = [1] * self.values.ndim  # strides in elements: never NULL (LAY-5)
         for i in reversed(range(self.values.ndim - 1)):
             compact[i] = compact[i + 1] * max(1, self.values.shape[i + 1])
@@ -159,7 +168,9 @@ class Array:
                               else 0, device=self.device(),
                               guarded=self.planted == "caches-one-struct",
                               destructor=None if self.planted in BARE_CAPSULES else
-                              PLANTED_DESTRUCTORS.get(self.planted, DESTRUCTOR))
+                              PLANTED_DESTRUCTORS.get(self.planted, DESTRUCTOR),
+                              name_storage=HEAP_NAMES[versioned]
+                              if self.planted == "heap-capsule-name" else None)
         if self.planted == "name-blind-destructor":
             _kept_structs.append(cap._alive[cap._managed(capsule)[1]])
         tensor = _dl_tensor(capsule)
@@ -438,3 +449,7 @@ class ExportsConjugateView(OtherDtypes, Planted):
 
 class FlagsOwnMemoryCopied(Planted):
     planted = "flags-own-memory-copied"
+
+
+class HeapCapsuleName(Planted):
+    planted = "heap-capsule-name"

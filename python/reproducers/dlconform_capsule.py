@@ -17,6 +17,8 @@ so that a reproducer needs only the framework whose finding it shows.
   deleter_calls()                                   deleter calls so far, over every capsule
   flags(capsule), dtype_of(capsule), strides_of(capsule), name_of(capsule)
                                                     what a framework's capsule says
+  name_in_loaded_object(capsule)                    the file of the loaded object whose memory
+      holds the bytes of the capsule's name (statically allocated), or None (the heap)
   xapi_from_py_object(obj)                          the DLTensor that the C exchange API of
       type(obj) (__dlpack_c_exchange_api__, DLPack 1.2) makes of obj with its
       managed_tensor_from_py_object_no_sync; what it raises on -1
@@ -30,7 +32,7 @@ import ctypes
 import mmap
 
 __all__ = ["capsule", "Producer", "deleter_calls", "flags", "dtype_of", "strides_of", "name_of",
-           "xapi_from_py_object"]
+           "name_in_loaded_object", "xapi_from_py_object"]
 
 READ_ONLY, IS_COPIED = 1, 2
 
@@ -81,20 +83,35 @@ def _python_function(name, restype, *argtypes):
 # No capsule destructor: one would run while the consumer's exception is pending, where ctypes
 # cannot call anything; a capsule nobody took leaks its (small) tensor in a reproducer.
 _capsule_new = _python_function("PyCapsule_New", ctypes.py_object, ctypes.c_void_p,
-                                ctypes.c_char_p, ctypes.c_void_p)
+                                ctypes.c_void_p, ctypes.c_void_p)
 _capsule_pointer = _python_function("PyCapsule_GetPointer", ctypes.c_void_p, ctypes.py_object,
                                     ctypes.c_char_p)
 _capsule_name = _python_function("PyCapsule_GetName", ctypes.c_char_p, ctypes.py_object)
 _capsule_set_name = _python_function("PyCapsule_SetName", ctypes.c_int, ctypes.py_object,
-                                     ctypes.c_char_p)
+                                     ctypes.c_void_p)
 USED = {b"dltensor": b"used_dltensor", b"dltensor_versioned": b"used_dltensor_versioned"}
 
 
-def mark_used(capsule, name):
-    """Renames a capsule its consumer took, named `name` (LIFE-1): the deleter is the taker's."""
-    _capsule_set_name(capsule, USED[name])
+# What PyCapsule_New and PyCapsule_SetName get for each name: a capsule keeps the pointer, not
+# the bytes. python_spec.rst wants the names statically allocated; a bytes object is heap memory
+# (alive here as long as this module), so a caller with a C extension hands in its static
+# strings' addresses (use_static_names) and this test tool then keeps to the rule.
+_NAME_STORAGE = {name: name for name in (b"dltensor", b"dltensor_versioned", b"used_dltensor",
+                                         b"used_dltensor_versioned")}
 
-_LEGACY, _VERSIONED = b"dltensor", b"dltensor_versioned"  # static: capsules keep the pointer
+
+def use_static_names(addresses):
+    """Name every capsule with the static strings at `addresses` ({b"dltensor": address, ...}),
+    as the bridge's static_capsule_names() gives them."""
+    _NAME_STORAGE.update(addresses)
+
+
+def mark_used(capsule, name, storage=None):
+    """Renames a capsule its consumer took, named `name` (LIFE-1): the deleter is the taker's.
+    storage: what PyCapsule_SetName gets instead of the used_* name's own (a planted defect)."""
+    _capsule_set_name(capsule, storage if storage is not None else _NAME_STORAGE[USED[name]])
+
+_LEGACY, _VERSIONED = b"dltensor", b"dltensor_versioned"
 _alive = {}  # struct address -> everything the struct points into
 _calls = [0]
 
@@ -124,7 +141,8 @@ def _dtype(dtype):
 
 def capsule(dtype="f32", shape=(8,), strides=None, byte_offset=0, device=(1, 0),
             versioned=False, null_deleter=False, null_data=False, guarded=False,
-            null_shape=False, ndim=None, version=(1, 3), flags=0, misalign=0, destructor=None):
+            null_shape=False, ndim=None, version=(1, 3), flags=0, misalign=0, destructor=None,
+            name_storage=None):
     code, bits, lanes = _dtype(dtype)
     ndim = len(shape) if ndim is None else ndim
     item = max(1, (bits * lanes + 7) // 8)
@@ -180,7 +198,10 @@ def capsule(dtype="f32", shape=(8,), strides=None, byte_offset=0, device=(1, 0),
     address = ctypes.addressof(managed)
     _alive[address] = (managed, storage, shape_array, strides_array) + ((page,) if guarded else ())
     # destructor: the address of a C PyCapsule_Destructor (see the comment on _capsule_new).
-    return _capsule_new(address, _VERSIONED if versioned else _LEGACY, destructor)
+    # name_storage: what PyCapsule_New gets instead of the name's own storage (a planted defect).
+    name = _VERSIONED if versioned else _LEGACY
+    return _capsule_new(address, name_storage if name_storage is not None else _NAME_STORAGE[name],
+                        destructor)
 
 
 class Owner:
@@ -231,6 +252,25 @@ def _managed(cap):
 def name_of(cap):
     """A capsule's name: "dltensor", or "used_dltensor" once a consumer took it (LIFE-1)."""
     return _capsule_name(cap).decode()
+
+
+class _DlInfo(ctypes.Structure):
+    _fields_ = [("dli_fname", ctypes.c_char_p), ("dli_fbase", ctypes.c_void_p),
+                ("dli_sname", ctypes.c_char_p), ("dli_saddr", ctypes.c_void_p)]
+
+
+_capsule_name_address = _python_function("PyCapsule_GetName", ctypes.c_void_p, ctypes.py_object)
+
+
+def name_in_loaded_object(cap):
+    """The file of the loaded object (dladdr) whose memory holds the bytes of a capsule's name,
+    statically allocated as python_spec.rst asks; None when no loaded object does (the heap)."""
+    dladdr = ctypes.CDLL(None).dladdr
+    dladdr.argtypes = (ctypes.c_void_p, ctypes.POINTER(_DlInfo))
+    info = _DlInfo()
+    if not dladdr(_capsule_name_address(cap), ctypes.byref(info)):
+        return None
+    return (info.dli_fname or b"").decode(errors="replace")
 
 
 def flags(cap):
