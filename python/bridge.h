@@ -53,6 +53,8 @@ struct MockTensor {
   bool asked;                  // the first __dlpack__ call passed max_version
   DLCVersion asked_version;    // ... this one: the consumer's own header version
   int calls;                   // __dlpack__ calls so far
+  PyObject* held;              // the last capsule handed out while holding (a new reference)
+  bool holding;                // hold() was called and release_held() not yet
 };
 extern PyObject* g_mock_type;
 // Creates the MockTensor type into g_mock_type; nullptr with an exception set on failure.

@@ -3,7 +3,9 @@
 // frameworks import it, and judge_import (dlconform_bridge.cpp) judges what they did with it.
 #include <dlpack/dlpack.h>
 
+#include <chrono>
 #include <cstring>
+#include <thread>
 
 #include "bridge.h"
 #include "catalogue.h"
@@ -102,6 +104,8 @@ int mock_init(MockTensor* self, PyObject* args, PyObject*) {
     return -1;
   }
   self->last_managed = nullptr;
+  self->held = nullptr;
+  self->holding = false;
   self->refused = false;
   self->type_error_unanswered = false;
   self->asked = false;
@@ -178,7 +182,56 @@ PyObject* mock_dlpack(MockTensor* self, PyObject* args, PyObject* kwargs) {
   PyCapsule_SetContext(capsule, handoff.pointer);
   fates()[handoff.pointer] = CapsuleFate{};
   self->last_managed = handoff.pointer;
+  if (self->holding) {  // the driver reads its name once the consumer returns (release_held)
+    Py_INCREF(capsule);
+    PyObject* previous = self->held;
+    self->held = capsule;
+    Py_XDECREF(previous);
+  }
   return capsule;
+}
+
+// await_deleter(ms): waits up to `ms` milliseconds, the GIL released, for the first deleter call
+// on the last struct handed out (a consumer may free an array's buffer on its own thread, as
+// JAX's runtime does, after the array died); the calls so far. A struct without a deleter
+// (DLC_SPEC_NULL_DELETER) is not waited for.
+PyObject* mock_await_deleter(MockTensor* self, PyObject* args) {
+  int ms = 0;
+  if (!PyArg_ParseTuple(args, "i", &ms)) return nullptr;
+  const dlc::TensorCase& t = dlc::tensor_catalogue()[self->tensor_index];
+  const void* managed = self->last_managed;
+  const dlc::DeleterLedger::Entry* entry =
+      managed != nullptr ? host().ledger.find(managed) : nullptr;
+  if (entry != nullptr && (t.spec.options & DLC_SPEC_NULL_DELETER) == 0) {
+    Py_BEGIN_ALLOW_THREADS
+    // The consumer's thread counts the call: read it atomically.
+    for (int waited = 0; waited < ms && __atomic_load_n(&entry->calls, __ATOMIC_ACQUIRE) == 0;
+         ++waited) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    Py_END_ALLOW_THREADS
+  }
+  return PyLong_FromUnsignedLong(managed != nullptr ? host().ledger.calls(managed) : 0);
+}
+
+// hold(): the next capsules handed out are held until release_held(): a consumer may clear a
+// capsule's destructor when it takes it, and its name is then read while the driver holds it.
+PyObject* mock_hold(MockTensor* self, PyObject*) {
+  self->holding = true;
+  Py_RETURN_NONE;
+}
+
+// release_held(): (name, destructor kept) of the last capsule handed out since hold(), or None;
+// the capsule is let go (its destructor runs now if nobody else holds it), holding stops.
+PyObject* mock_release_held(MockTensor* self, PyObject*) {
+  self->holding = false;
+  if (self->held == nullptr) Py_RETURN_NONE;
+  const char* name = PyCapsule_GetName(self->held);
+  const bool kept = PyCapsule_GetDestructor(self->held) == capsule_destructor;
+  PyErr_Clear();  // a capsule the consumer left without a name or destructor raises nothing here
+  PyObject* out = Py_BuildValue("(sO)", name != nullptr ? name : "", kept ? Py_True : Py_False);
+  Py_CLEAR(self->held);
+  return out;
 }
 
 PyObject* mock_dlpack_device(MockTensor* self, PyObject*) {
@@ -221,6 +274,14 @@ PyMethodDef mock_methods[] = {
      "How often the deleter of the last exported struct ran (LIFE-3: exactly once)."},
     {"capsule_renamed", reinterpret_cast<PyCFunction>(mock_capsule_renamed), METH_NOARGS,
      "None while the last capsule lives; then whether its consumer renamed it (LIFE-1)."},
+    {"await_deleter", reinterpret_cast<PyCFunction>(mock_await_deleter), METH_VARARGS,
+     "await_deleter(ms): wait up to ms for the first deleter call (none for a NULL deleter); "
+     "the calls so far."},
+    {"hold", reinterpret_cast<PyCFunction>(mock_hold), METH_NOARGS,
+     "Hold the next capsules handed out until release_held()."},
+    {"release_held", reinterpret_cast<PyCFunction>(mock_release_held), METH_NOARGS,
+     "(name, destructor kept) of the last capsule held, or None; the capsule let go and "
+     "holding stopped."},
     {"asked", reinterpret_cast<PyCFunction>(mock_asked), METH_NOARGS,
      "The max_version of the first __dlpack__ call (the consumer's header), or None."},
     {"refused", reinterpret_cast<PyCFunction>(mock_refused), METH_NOARGS,

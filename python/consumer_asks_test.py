@@ -44,9 +44,12 @@ EXPECTED = {
                       "from_capsule/memory/default": "import-copied STRM-4"},
     "heap-used-name": {"used-name": "capsule-misnamed LIFE-1",
                        "from_capsule/used-name": "capsule-misnamed LIFE-1"},
+    "clears-destructor-unrenamed": {"used-name": "capsule-not-renamed LIFE-1",
+                                    "from_capsule/used-name": "capsule-not-renamed LIFE-1"},
 }
 # The consumers with a capsule API (from_capsule), and its asks.
-CAPSULE_API = ("viewing-consumer", "ignores-copy", "always-copies", "heap-used-name")
+CAPSULE_API = ("viewing-consumer", "ignores-copy", "always-copies", "heap-used-name",
+               "clears-destructor-unrenamed")
 CAPSULE_ASKS = ("from_capsule/memory/default", "from_capsule/bad-input/no-dlpack",
                 "from_capsule/bad-input/not-a-capsule", "from_capsule/used-name")
 ASKS = ("plain", "after-type-error", "after-type-error,copy=True", "after-type-error,device=cpu",

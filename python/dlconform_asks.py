@@ -143,39 +143,52 @@ def asks(fw, producer_path, caller, refuse):
 
 
 def used_name(fw, producer_path, api=None):
-    """Where the name lies that B's from_dlpack (or its capsule API `api`, handed the capsule of
-    __dlpack__()) renames a capsule to (python_spec.rst: "dltensor" and "used_dltensor" "must be
-    statically allocated"): a capsule keeps the pointer, not the bytes, so a name in the heap
-    lasts only as long as whatever owns it (LIFE-1). The case holds the capsule and reads its
-    name after the import: a consumer may clear the capsule's destructor when it takes it."""
+    """The name B's from_dlpack (or its capsule API `api`, handed the capsule of __dlpack__())
+    leaves on a capsule it takes (LIFE-1). python_spec.rst: the names "must be statically
+    allocated" (a capsule keeps the pointer, not the bytes, so a name in the heap lasts only as
+    long as whatever owns it), and the consumer takes the tensor "by renaming the capsule". The
+    case holds the capsule and reads it after the import: a consumer may clear the capsule's
+    destructor when it takes it, which the import rows never see; one that takes the tensor so
+    without the rename is judged here, once."""
     def body():
-        recorder = Recorder(bridge.MockTensor(producer_path, ASK_TENSOR), keep=True)
-        if api is None:
-            error = import_recorded(fw, recorder, {})
-        else:
-            error = None
-            try:
+        mock = bridge.MockTensor(producer_path, ASK_TENSOR)
+        recorder = Recorder(mock, keep=True)
+        mock.hold()
+        error = None
+        try:
+            if api is None:
+                value = fw.import_(recorder)
+            else:
                 value = fw.capsule_imports[api](recorder.__dlpack__())
-                del value
-            except Exception as e:
-                if adapter_raised(e, (fw,)):
-                    raise
-                error = error_words(e)
-            gc.collect()
-        held = [c["capsule"] for c in recorder.calls if "capsule" in c]
-        name, static = bridge.capsule_name_storage(held[-1]) if held else ("no capsule", True)
-        del held
+            del value
+        except Exception as e:
+            if adapter_raised(e, (fw,)):
+                raise
+            error = error_words(e)
+        finally:
+            held = mock.release_held()  # (name, our destructor kept), the capsule still held
+        gc.collect()
+        capsules = [c["capsule"] for c in recorder.calls if "capsule" in c]
+        name, static = bridge.capsule_name_storage(capsules[-1]) if capsules else ("", True)
+        del capsules
         recorder.calls.clear()
+        what = "imported" if error is None else f"refused: {clean(error)[:120]}"
+        taker = f"{fw.label}'s {api or 'from_dlpack'}"
         if not name.startswith("used_"):
-            what = "imported" if error is None else f"refused: {clean(error)[:120]}"
-            return ("skip", "", "", "", f"n/a: {name} was not renamed used_* ({what}; the import "
-                    "rows judge the rename)")
+            if error is None and held is not None and not held[1] and mock.deleter_calls() > 0:
+                return outcome(bridge.make_finding(
+                    "capsule-not-renamed", "LIFE-1", f"expected {taker} to rename the capsule "
+                    f"used_{name} when it took the tensor but found {name}: it called the "
+                    f"deleter and cleared the capsule's destructor, so a second consumer handed "
+                    f"the capsule takes the freed struct again"), "")
+            return ("skip", "", "", "", f"n/a: {name or 'no capsule'} was not renamed used_* "
+                    f"({what}; the import rows judge the rename)")
         if not static:
             return outcome(bridge.make_finding(
-                "capsule-misnamed", "LIFE-1", f"expected {fw.label}'s {api or 'from_dlpack'} to "
-                f"rename the capsule to a statically allocated {name} but found the name's "
-                f"bytes in memory that no loaded object holds (the heap): the capsule keeps the "
-                f"pointer, and the bytes live only as long as their owner"), "")
+                "capsule-misnamed", "LIFE-1", f"expected {taker} to rename the capsule to a "
+                f"statically allocated {name} but found the name's bytes in memory that no "
+                f"loaded object holds (the heap): the capsule keeps the pointer, and the bytes "
+                f"live only as long as their owner"), "")
         return ("pass", "", "", "", f"renamed {name}: statically allocated (in a loaded object)")
     return body
 

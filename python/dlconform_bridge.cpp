@@ -150,7 +150,13 @@ PyObject* judge_import_py(PyObject*, PyObject* args) {
   const bool destroyed = fate != fates().end() && fate->second.destroyed;
   const dlc::DeleterLedger::Entry* entry =
       mock->last_managed != nullptr ? host().ledger.find(mock->last_managed) : nullptr;
-  if (mock->last_managed != nullptr && destroyed) {
+  // A consumer that renamed the capsule and cleared its destructor when it took it (nanobind's
+  // importers do) ends the capsule without the bridge seeing it: its name as the import left it
+  // is judged. One that cleared it without the rename is judged once, by asks/*/used-name.
+  const std::string name_after_import = get_str(outcome, "name_after_import");
+  const bool taken_unseen = get_bool(outcome, "destructor_cleared", false) &&
+                            name_after_import.rfind("used_", 0) == 0;
+  if (mock->last_managed != nullptr && (destroyed || taken_unseen)) {
     dlc::LifecycleFacts lf;
     const dlc::abi::StructKind kind =
         host().arena.facts(reinterpret_cast<uintptr_t>(mock->last_managed)).struct_kind;
@@ -158,13 +164,17 @@ PyObject* judge_import_py(PyObject*, PyObject* args) {
                            kind == dlc::abi::StructKind::foreign_major;
     lf.other_major = kind == dlc::abi::StructKind::foreign_major;
     lf.offered_name = versioned ? "dltensor_versioned" : "dltensor";
-    lf.name_after = fate->second.renamed ? fate->second.name_after.c_str() : lf.offered_name;
+    if (destroyed) {
+      lf.name_after = fate->second.renamed ? fate->second.name_after.c_str() : lf.offered_name;
+    } else {
+      lf.name_after = name_after_import.c_str();
+    }
     lf.imported = imported;
     lf.consumer_error = error.c_str();
     lf.deleter_expected = (t.spec.options & DLC_SPEC_NULL_DELETER) == 0;
     // A refused capsule that was not renamed was deleted by its destructor, not the consumer.
     lf.consumer_calls = entry != nullptr ? entry->calls : 0;
-    if (fate->second.deleted && lf.consumer_calls > 0) lf.consumer_calls -= 1;
+    if (destroyed && fate->second.deleted && lf.consumer_calls > 0) lf.consumer_calls -= 1;
     lf.first_call_where = entry != nullptr ? entry->where[0] : nullptr;
     lf.second_call_where = entry != nullptr ? entry->where[1] : nullptr;
     lf.stray_calls = host().ledger.stray_calls();

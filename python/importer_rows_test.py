@@ -13,6 +13,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import planted_matrix  # noqa: E402
 
 WINDOWS = "view/nd*/window*/f32"
+SCALARS = ("*scalar*", "view/nd0/*")  # the 0-d tensors of the rows
 TAKERS = ("legacy-producer@*", "versioned-producer@*")  # a major-2 struct is refused first
 # Every importer: a CPU tensor with device_id 3 taken and read right is an INFO note (DEV-2 binds
 # the producer only).
@@ -30,6 +31,9 @@ EXPECTED = {
     # NULL strides come from producers before DLPack 1.2 only.
     "null-strides-column-major": {f"{producer}/f32_8x8_null_strides": "wrong-data LAY-5"
                                   for producer in ("legacy-producer@*", "versioned-producer@v1.0")},
+    # Its 0-d imports: the rename seen without the capsule's end (its destructor cleared).
+    "scalar-copy-leaks": {f"{producer}/{tensor}": "deleter-never-called LIFE-3"
+                          for producer in TAKERS for tensor in SCALARS},
 }
 # Rows each planted importer must meet at least (the matrix plans them for every importer).
 MUST_MEET = ("versioned-producer@v1.3/f32_ndim20", "versioned-producer@v1.3/device_cuda",

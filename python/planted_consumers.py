@@ -33,6 +33,8 @@ the struct themselves (rename, view, deleter when the last view dies):
   always-copies          copies every import, copy=False too, and through its capsule API  heap-used-name         renames each capsule it takes to used_* with a bytes object's bytes,
                          heap memory, where python_spec.rst wants the names statically
                          allocated (LIFE-1)
+  clears-destructor-unrenamed  takes each capsule by clearing its destructor, without the rename
+                         (LIFE-1: a second consumer would take the struct again), as MLX does
 """
 import ctypes
 import os
@@ -202,15 +204,23 @@ class WrongErrorForNone(Planted):
         return super().import_(obj, copy, device)
 
 
-def take(capsule, heap_name=False):
+_set_destructor = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.c_void_p)(
+    ("PyCapsule_SetDestructor", ctypes.pythonapi))
+
+
+def take(capsule, heap_name=False, unrenamed=False):
     """The planted library's import: the capsule renamed (with a heap name's bytes where
-    heap_name), a NumPy view over its float32 data and whether the producer copied (IS_COPIED)."""
+    heap_name; its destructor cleared instead where unrenamed), a NumPy view over its float32
+    data and whether the producer copied (IS_COPIED)."""
     name, address = cap._managed(capsule)
     versioned = name == b"dltensor_versioned"
     struct = (cap.DLManagedTensorVersioned if versioned else cap.DLManagedTensor).from_address(
         address)
     # taken: the deleter is ours to call
-    cap.mark_used(capsule, name, HEAP_USED_NAMES[name] if heap_name else None)
+    if unrenamed:
+        _set_destructor(capsule, None)
+    else:
+        cap.mark_used(capsule, name, HEAP_USED_NAMES[name] if heap_name else None)
     t = struct.dl_tensor
     shape = tuple(t.shape[i] for i in range(t.ndim))
     # The float32 elements of a compact tensor; the owner calls the deleter once (LIFE-3).
@@ -236,7 +246,8 @@ class ViewingConsumer(Planted):
 
     def taken(self, capsule, copy):
         """The capsule taken, and copied where `copy` and what crossed call for it."""
-        view, producer_copied = take(checked(capsule), self.planted == "heap-used-name")
+        view, producer_copied = take(checked(capsule), self.planted == "heap-used-name",
+                                     self.planted == "clears-destructor-unrenamed")
         return view.copy() if self.copies(copy, producer_copied) else view
 
     def copies(self, copy, producer_copied):
@@ -268,3 +279,7 @@ class AlwaysCopies(ViewingConsumer):
 
 class HeapUsedName(ViewingConsumer):
     planted = "heap-used-name"
+
+
+class ClearsDestructorUnrenamed(ViewingConsumer):
+    planted = "clears-destructor-unrenamed"

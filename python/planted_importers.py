@@ -15,6 +15,10 @@ tensors it gets wrong, and on no other; the correct one has no finding at all.
   ignores-byte-offset  views the data from `data`, without `byte_offset` (wrong-data LAY-4)
   null-strides-column-major  takes NULL strides for column-major order, where DLPack says
                        row-major (wrong-data LAY-5)
+  scalar-copy-leaks    copies a 0-d tensor's value and clears the capsule's destructor, as
+                       nanobind's importers do, but never calls that struct's deleter
+                       (deleter-never-called LIFE-3: the rename and the leak seen without the
+                       capsule's end)
 """
 import ctypes
 import os
@@ -37,6 +41,9 @@ NUMPY_DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", 
                 "float16", "float32", "float64", "complex64", "complex128", "bool"]
 
 
+_set_destructor = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.c_void_p)(
+    ("PyCapsule_SetDestructor", ctypes.pythonapi))
+_leaked_views = []  # scalar-copy-leaks's views, never released
 _EMPTY = (ctypes.c_uint64 * 8)()  # where a size-0 view points (NumPy needs some address)
 
 
@@ -94,6 +101,20 @@ class Importer:
 
     def first_element(self, t):
         return t.data + t.byte_offset
+
+
+class ScalarCopyLeaks(Importer):
+    def take(self, capsule):
+        name, address = cap._managed(capsule)
+        versioned = name == b"dltensor_versioned"
+        struct = (cap.DLManagedTensorVersioned if versioned else cap.DLManagedTensor).from_address(
+            address)
+        if name not in cap.USED or struct.dl_tensor.ndim != 0:
+            return super().take(capsule)
+        view = super().take(capsule)  # renamed used_*
+        _set_destructor(capsule, None)  # as nanobind does once the tensor is its own
+        _leaked_views.append(view)  # the planted leak: its deleter never runs
+        return view.copy()  # the fast path: the value copied
 
 
 class CapsNdim8(Importer):
@@ -167,3 +188,8 @@ class IgnoresByteOffsetAdapter(Planted):
 class NullStridesColumnMajorAdapter(Planted):
     planted = "null-strides-column-major"
     library = NullStridesColumnMajor
+
+
+class ScalarCopyLeaksAdapter(Planted):
+    planted = "scalar-copy-leaks"
+    library = ScalarCopyLeaks
