@@ -548,10 +548,11 @@ def plan(frameworks, producers_dir, env):
                                   (fw,)))
                 if t["generated"]:
                     continue
-                # Its capsule-only importers: legacy capsules (where from_dlpack is another path),
-                # and what each does with a versioned capsule.
+                # Its capsule-only importers: legacy capsules (where from_dlpack is another path:
+                # a library whose arrays export, or whose from_dlpack asks an object; MXNet's
+                # only importer is its capsule API), and what each does with a versioned capsule.
                 for api in sorted(fw.capsule_imports):
-                    if fw.dunder and header in ("v0.6", "v0.8"):
+                    if (fw.dunder or fw.asks) and header in ("v0.6", "v0.8"):
                         cases.append(Case(f"framework/{env}/{producer}@{header}/{own}/{api}/{t['name']}",
                                           "framework", producer, header, fw.name.split(".")[0],
                                           own, f"{api}/{t['name']}",

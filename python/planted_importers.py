@@ -15,6 +15,11 @@ tensors it gets wrong, and on no other; the correct one has no finding at all.
   ignores-byte-offset  views the data from `data`, without `byte_offset` (wrong-data LAY-4)
   null-strides-column-major  takes NULL strides for column-major order, where DLPack says
                        row-major (wrong-data LAY-5)
+  capsule-api-keeps-name  has a capsule API beside from_dlpack (from_capsule(capsule), as
+                       TensorFlow's and Paddle's) that takes a bare capsule without renaming it
+                       (its array keeps the capsule): the capsule's destructor would delete the
+                       tensor again after the array's deleter call (capsule-not-renamed LIFE-1;
+                       the peers' capsule-API tests, P-65); from_dlpack renames
   scalar-copy-leaks    copies a 0-d tensor's value and clears the capsule's destructor, as
                        nanobind's importers do, but never calls that struct's deleter
                        (deleter-never-called LIFE-3: the rename and the leak seen without the
@@ -50,6 +55,7 @@ _EMPTY = (ctypes.c_uint64 * 8)()  # where a size-0 view points (NumPy needs some
 class Importer:
     """The planted library: its from_dlpack. (Not the adapter's code: what it raises is the
     library's answer, judged as any library's.)"""
+    renames = True  # takes a capsule by renaming it used_* (LIFE-1)
 
     def from_dlpack(self, obj):
         kind, _ = obj.__dlpack_device__()
@@ -81,7 +87,8 @@ class Importer:
         if t.device.device_type != 1:
             raise BufferError(f"device type {t.device.device_type} is not accessible")
         self.check_ndim(t.ndim)
-        cap.mark_used(capsule, name)  # taken: the deleter is ours to call
+        if self.renames:
+            cap.mark_used(capsule, name)  # taken: the deleter is ours to call
         item = bits // 8
         shape = tuple(t.shape[i] for i in range(t.ndim))
         strides = (self.compact_strides(shape, item) if not t.strides else
@@ -101,6 +108,14 @@ class Importer:
 
     def first_element(self, t):
         return t.data + t.byte_offset
+
+
+class CapsuleApiKeepsName(Importer):
+    def from_capsule(self, capsule):
+        self.renames = False  # the planted take: the capsule keeps its name
+        value = self.take(capsule)
+        value.base.capsule = capsule  # the array keeps its capsule, which dies after the owner
+        return value
 
 
 class ScalarCopyLeaks(Importer):
@@ -193,3 +208,12 @@ class NullStridesColumnMajorAdapter(Planted):
 class ScalarCopyLeaksAdapter(Planted):
     planted = "scalar-copy-leaks"
     library = ScalarCopyLeaks
+
+
+class CapsuleApiKeepsNameAdapter(Planted):
+    planted = "capsule-api-keeps-name"
+    library = CapsuleApiKeepsName
+
+    def __init__(self):
+        super().__init__()
+        self.capsule_imports = {"from_capsule": lambda capsule: self.library().from_capsule(capsule)}
