@@ -34,7 +34,7 @@ import sys
 import _dlconform as bridge
 from dlconform_adapter import Framework, Unsupported
 from dlconform_workers import (Case, adapter_raised, capsule_finding, clean, error_words,
-                               export_address, is_capsule, outcome)
+                               export_address, heap_name_finding, is_capsule, outcome)
 
 
 class Recorder:
@@ -184,11 +184,9 @@ def used_name(fw, producer_path, api=None):
             return ("skip", "", "", "", f"n/a: {name or 'no capsule'} was not renamed used_* "
                     f"({what}; the import rows judge the rename)")
         if not static:
-            return outcome(bridge.make_finding(
-                "capsule-misnamed", "LIFE-1", f"expected {taker} to rename the capsule to a "
-                f"statically allocated {name} but found the name's bytes in memory that no "
-                f"loaded object holds (the heap): the capsule keeps the pointer, and the bytes "
-                f"live only as long as their owner"), "")
+            return outcome(heap_name_finding(
+                "capsule-misnamed", f"expected {taker} to rename the capsule to a statically "
+                f"allocated {name}"), "")
         return ("pass", "", "", "", f"renamed {name}: statically allocated (in a loaded object)")
     return body
 

@@ -29,7 +29,8 @@ from dlconform_adapter import Unsupported, make_array
 from dlconform_imports import expected_of
 from dlconform_workers import (HeldCapsule, adapter_raised, buffer_error_finding, capsule_finding,
                                clean, device_ints, device_of, error_words, export_address,
-                               is_capsule, outcome, released, signature_finding, wrong_refusal)
+                               heap_name_finding, is_capsule, outcome, released,
+                               signature_finding, wrong_refusal)
 
 NEGOTIATION = [("max_version=none", ()), ("max_version=0.8", (("max_version", (0, 8)),)),
                ("max_version=1.0", (("max_version", (1, 0)),)),
@@ -244,11 +245,9 @@ def capsule_names(fw, api=None):
             name, static = bridge.capsule_name_storage(capsule)
             del capsule
             if not static:
-                return outcome(bridge.make_finding(
-                    "producer-violation", "LIFE-1", f"expected the name {name} of the capsule of "
-                    f"{fw.label}'s {call} statically allocated but found its bytes in memory "
-                    f"that no loaded object holds (the heap): the capsule keeps the pointer, and "
-                    f"the bytes live only as long as their owner"), "")
+                return outcome(heap_name_finding(
+                    "producer-violation", f"expected the name {name} of the capsule of "
+                    f"{fw.label}'s {call} statically allocated"), "")
             named.append(name)
         if not named:
             return ("skip", "", "", "", "n/a: no export gave a capsule (the other negotiation "

@@ -246,6 +246,15 @@ def export_address(exported):
     return bridge.capsule_data(capsule) if is_capsule(capsule) else None
 
 
+def heap_name_finding(cls, expected):
+    """`cls` [LIFE-1] for a capsule name whose bytes lie in no loaded object (python_spec.rst: the
+    names "must be statically allocated"); `expected` says whose name, as "expected ..."."""
+    return bridge.make_finding(
+        cls, "LIFE-1", f"{expected} but found the name's bytes in memory that no loaded object "
+        f"holds (the heap): the capsule keeps the pointer, and the bytes live only as long as "
+        f"their owner")
+
+
 def capsule_finding(label, answer, asked):
     """not-a-capsule for what `label`'s __dlpack__(**asked) returned; None for a PyCapsule."""
     if is_capsule(answer):

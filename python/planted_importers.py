@@ -216,4 +216,7 @@ class CapsuleApiKeepsNameAdapter(Planted):
 
     def __init__(self):
         super().__init__()
-        self.capsule_imports = {"from_capsule": lambda capsule: self.library().from_capsule(capsule)}
+        self.capsule_imports = {"from_capsule": self.from_capsule}
+
+    def from_capsule(self, capsule):
+        return self.library().from_capsule(capsule)
