@@ -179,8 +179,8 @@ def used_name(fw, producer_path, api=None):
                 return outcome(bridge.make_finding(
                     "capsule-not-renamed", "LIFE-1", f"expected {taker} to rename the capsule "
                     f"used_{name} when it took the tensor but found {name}: it called the "
-                    f"deleter and cleared the capsule's destructor, so a second consumer handed "
-                    f"the capsule takes the freed struct again"), "")
+                    f"deleter and cleared the capsule's destructor, so whoever else holds the "
+                    f"capsule sees an unconsumed one whose struct is freed"), "")
             return ("skip", "", "", "", f"n/a: {name or 'no capsule'} was not renamed used_* "
                     f"({what}; the import rows judge the rename)")
         if not static:

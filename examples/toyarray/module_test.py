@@ -81,14 +81,18 @@ def main():
 
     # Each planted bug, with its class and rule alone.
     # drop-deleter's capsule protocol by hand asks for a legacy capsule without max_version: an
-    # INFO observation of the same importer (VER-5: the Array API lets consumers hold off).
+    # INFO observation of the same importer (VER-5: the Array API lets consumers hold off); it
+    # renames the capsule with a ctypes string's bytes, heap memory where python_spec.rst wants
+    # the names statically allocated (capsule-misnamed, judged once by asks/*/used-name).
     # A bug in toyarray's own __dlpack__ or __dlpack_device__ is toyarray's finding, with the
     # INFO observations it also makes (`info`), and never plugin-error (issue #42).
     # The exit code's bits: 8 for a MUST-level finding, 4 for a SHOULD-level one (a missing
-    # deleter call: LIFE-3's "should call the deleter"; VER-5's fallback: "should be used").
+    # deleter call: LIFE-3's "should call the deleter"; VER-5's fallback: "should be used"), both
+    # for drop-deleter (12).
     for bug, want, info, bits in (
-            ("drop-deleter", {("deleter-never-called", "LIFE-3")},
-             {("no-max-version-asked", "VER-5", "INFO")}, 4),
+            ("drop-deleter", {("deleter-never-called", "LIFE-3"),
+                              ("capsule-misnamed", "LIFE-1")},
+             {("no-max-version-asked", "VER-5", "INFO")}, 12),
             ("wrong-strides", {("wrong-data", "LAY-4")}, set(), 8),
             ("no-fallback", {("no-version-fallback", "VER-5")}, set(), 4),
             ("device-raises", {("unexpected-exception", "DEV-1")}, set(), 8),

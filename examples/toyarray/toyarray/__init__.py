@@ -10,7 +10,8 @@ TOYARRAY_BUG plants one bug, each of which dlconform must catch with its class a
 from_dlpack:
     drop-deleter   takes a legacy capsule (asked without max_version) and copies the data,
                    never calling the deleter                  -> deleter-never-called [LIFE-3]
-                                                                 and no-max-version-asked [VER-5]
+                                                                 and no-max-version-asked [VER-5];
+                   its rename's bytes are a ctypes string's      capsule-misnamed [LIFE-1]
     wrong-strides  reads the tensor as if it were compact, ignoring its strides
                                                               -> wrong-data [LAY-4]
     no-fallback    asks with max_version and gives up on an old producer's TypeError instead of
@@ -174,7 +175,9 @@ class _DLTensor(ctypes.Structure):
                 ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
 
 
-_USED = ctypes.c_char_p(b"used_dltensor")  # a capsule keeps the pointer: it must live on
+# A capsule keeps the pointer: the bytes must live on. Pure Python has no static storage, so this
+# hand-written take (the drop-deleter bug's) also breaks "statically allocated" (LIFE-1).
+_USED = ctypes.c_char_p(b"used_dltensor")
 _api = ctypes.pythonapi
 _api.PyCapsule_GetPointer.restype = ctypes.c_void_p
 _api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
