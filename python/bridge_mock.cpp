@@ -221,15 +221,17 @@ PyObject* mock_hold(MockTensor* self, PyObject*) {
   Py_RETURN_NONE;
 }
 
-// release_held(): (name, destructor kept) of the last capsule handed out since hold(), or None;
-// the capsule is let go (its destructor runs now if nobody else holds it), holding stops.
+// release_held(): (name, destructor kept, name static) of the last capsule handed out since
+// hold(), or None: static when the name's bytes lie in a loaded object (in_loaded_image). The
+// capsule is let go (its destructor runs now if nobody else holds it), holding stops.
 PyObject* mock_release_held(MockTensor* self, PyObject*) {
   self->holding = false;
   if (self->held == nullptr) Py_RETURN_NONE;
   const char* name = PyCapsule_GetName(self->held);
   const bool kept = PyCapsule_GetDestructor(self->held) == capsule_destructor;
   PyErr_Clear();  // a capsule the consumer left without a name or destructor raises nothing here
-  PyObject* out = Py_BuildValue("(sO)", name != nullptr ? name : "", kept ? Py_True : Py_False);
+  PyObject* out = Py_BuildValue("(sOO)", name != nullptr ? name : "", kept ? Py_True : Py_False,
+                                in_loaded_image(name) ? Py_True : Py_False);
   Py_CLEAR(self->held);
   return out;
 }
@@ -280,8 +282,8 @@ PyMethodDef mock_methods[] = {
     {"hold", reinterpret_cast<PyCFunction>(mock_hold), METH_NOARGS,
      "Hold the next capsules handed out until release_held()."},
     {"release_held", reinterpret_cast<PyCFunction>(mock_release_held), METH_NOARGS,
-     "(name, destructor kept) of the last capsule held, or None; the capsule let go and "
-     "holding stopped."},
+     "(name, destructor kept, name static) of the last capsule held, or None; the capsule let "
+     "go and holding stopped."},
     {"asked", reinterpret_cast<PyCFunction>(mock_asked), METH_NOARGS,
      "The max_version of the first __dlpack__ call (the consumer's header), or None."},
     {"refused", reinterpret_cast<PyCFunction>(mock_refused), METH_NOARGS,

@@ -42,9 +42,8 @@ class Recorder:
     crossed: the capsule's kind and flags, read before the consumer takes it). `inner` is the
     real producer (a MockTensor, an array); `refuse` answers every __dlpack__ with BufferError,
     as a producer that cannot export does."""
-    def __init__(self, inner, device=(1, 0), refuse=False, keep=False):
+    def __init__(self, inner, device=(1, 0), refuse=False):
         self.inner, self.device, self.refuse, self.calls = inner, device, refuse, []
-        self.keep = keep  # each capsule handed out held in its call (the name read after)
 
     def __dlpack__(self, *args, **kwargs):
         call = {"kind": "dlpack"}
@@ -80,8 +79,6 @@ class Recorder:
         call["crossed"] = bridge.capsule_kind(capsule)  # read before the consumer takes it
         call["flags"] = bridge.capsule_flags(capsule)
         call["data"] = bridge.capsule_data(capsule)
-        if self.keep:
-            call["capsule"] = capsule
         return capsule
 
     def __dlpack_device__(self):
@@ -147,35 +144,31 @@ def used_name(fw, producer_path, api=None):
     leaves on a capsule it takes (LIFE-1). python_spec.rst: the names "must be statically
     allocated" (a capsule keeps the pointer, not the bytes, so a name in the heap lasts only as
     long as whatever owns it), and the consumer takes the tensor "by renaming the capsule". The
-    case holds the capsule and reads it after the import: a consumer may clear the capsule's
-    destructor when it takes it, which the import rows never see; one that takes the tensor so
-    without the rename is judged here, once."""
+    mock holds the capsule and reads it once the import returns: a consumer may clear the
+    capsule's destructor when it takes it, which the import rows never see; one that takes the
+    tensor so without the rename is judged here, once."""
     def body():
         mock = bridge.MockTensor(producer_path, ASK_TENSOR)
-        recorder = Recorder(mock, keep=True)
         mock.hold()
         error = None
         try:
             if api is None:
-                value = fw.import_(recorder)
+                value = fw.import_(mock)
             else:
-                value = fw.capsule_imports[api](recorder.__dlpack__())
+                value = fw.capsule_imports[api](mock.__dlpack__())
             del value
         except Exception as e:
             if adapter_raised(e, (fw,)):
                 raise
             error = error_words(e)
         finally:
-            held = mock.release_held()  # (name, our destructor kept), the capsule still held
+            held = mock.release_held()  # (name, our destructor kept, name static)
         gc.collect()
-        capsules = [c["capsule"] for c in recorder.calls if "capsule" in c]
-        name, static = bridge.capsule_name_storage(capsules[-1]) if capsules else ("", True)
-        del capsules
-        recorder.calls.clear()
+        name, destructor_kept, static = held if held is not None else ("", True, True)
         what = "imported" if error is None else f"refused: {clean(error)[:120]}"
         taker = f"{fw.label}'s {api or 'from_dlpack'}"
         if not name.startswith("used_"):
-            if error is None and held is not None and not held[1] and mock.deleter_calls() > 0:
+            if error is None and not destructor_kept and mock.deleter_calls() > 0:
                 return outcome(bridge.make_finding(
                     "capsule-not-renamed", "LIFE-1", f"expected {taker} to rename the capsule "
                     f"used_{name} when it took the tensor but found {name}: it called the "

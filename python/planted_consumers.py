@@ -30,7 +30,8 @@ the struct themselves (rename, view, deleter when the last view dies):
   viewing-consumer       shares what it is handed, copies for copy=True unless IS_COPIED crossed;
                          its capsule API (from_capsule) takes a bare capsule the same way
   ignores-copy           never passes copy on and never copies: copy=True shares
-  always-copies          copies every import, copy=False too, and through its capsule API  heap-used-name         renames each capsule it takes to used_* with a bytes object's bytes,
+  always-copies          copies every import, copy=False too, and through its capsule API
+  heap-used-name         renames each capsule it takes to used_* with a bytes object's bytes,
                          heap memory, where python_spec.rst wants the names statically
                          allocated (LIFE-1)
   clears-destructor-unrenamed  takes each capsule by clearing its destructor, without the rename
@@ -204,10 +205,6 @@ class WrongErrorForNone(Planted):
         return super().import_(obj, copy, device)
 
 
-_set_destructor = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.c_void_p)(
-    ("PyCapsule_SetDestructor", ctypes.pythonapi))
-
-
 def take(capsule, heap_name=False, unrenamed=False):
     """The planted library's import: the capsule renamed (with a heap name's bytes where
     heap_name; its destructor cleared instead where unrenamed), a NumPy view over its float32
@@ -218,7 +215,7 @@ def take(capsule, heap_name=False, unrenamed=False):
         address)
     # taken: the deleter is ours to call
     if unrenamed:
-        _set_destructor(capsule, None)
+        cap.clear_destructor(capsule)
     else:
         cap.mark_used(capsule, name, HEAP_USED_NAMES[name] if heap_name else None)
     t = struct.dl_tensor

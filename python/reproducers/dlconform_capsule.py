@@ -111,6 +111,15 @@ def mark_used(capsule, name, storage=None):
     storage: what PyCapsule_SetName gets instead of the used_* name's own (a planted defect)."""
     _capsule_set_name(capsule, storage if storage is not None else _NAME_STORAGE[USED[name]])
 
+
+_capsule_set_destructor = _python_function("PyCapsule_SetDestructor", ctypes.c_int,
+                                           ctypes.py_object, ctypes.c_void_p)
+
+
+def clear_destructor(capsule):
+    """Sets no destructor on a capsule, as nanobind's caster does once it took the tensor."""
+    _capsule_set_destructor(capsule, None)
+
 _LEGACY, _VERSIONED = b"dltensor", b"dltensor_versioned"
 _alive = {}  # struct address -> everything the struct points into
 _calls = [0]
@@ -260,15 +269,15 @@ class _DlInfo(ctypes.Structure):
 
 
 _capsule_name_address = _python_function("PyCapsule_GetName", ctypes.c_void_p, ctypes.py_object)
+_dladdr = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(_DlInfo))(
+    ("dladdr", ctypes.CDLL(None)))
 
 
 def name_in_loaded_object(cap):
     """The file of the loaded object (dladdr) whose memory holds the bytes of a capsule's name,
     statically allocated as python_spec.rst asks; None when no loaded object does (the heap)."""
-    dladdr = ctypes.CDLL(None).dladdr
-    dladdr.argtypes = (ctypes.c_void_p, ctypes.POINTER(_DlInfo))
     info = _DlInfo()
-    if not dladdr(_capsule_name_address(cap), ctypes.byref(info)):
+    if not _dladdr(_capsule_name_address(cap), ctypes.byref(info)):
         return None
     return (info.dli_fname or b"").decode(errors="replace")
 
