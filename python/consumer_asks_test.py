@@ -34,6 +34,7 @@ EXPECTED = {
     "device-as-list": {"device=cpu": "malformed-keyword-passed STRM-3",
                        "after-type-error,device=cpu": "malformed-keyword-passed STRM-3"},
     "device-as-pinned-host": {"device=cpu": "keyword-not-passed-on STRM-3"},
+    "any-device-as-cpu": {"device=unknown": "unknown-device-accepted STRM-3"},
     "keeps-keywords-on-retry": {"after-type-error,copy=True": "no-version-fallback VER-5",
                                 "after-type-error,device=cpu": "no-version-fallback VER-5"},
     "viewing-consumer": {},
@@ -53,7 +54,7 @@ CAPSULE_API = ("viewing-consumer", "ignores-copy", "always-copies", "heap-used-n
 CAPSULE_ASKS = ("from_capsule/memory/default", "from_capsule/bad-input/no-dlpack",
                 "from_capsule/bad-input/not-a-capsule", "from_capsule/used-name")
 ASKS = ("plain", "after-type-error", "after-type-error,copy=True", "after-type-error,device=cpu",
-        "after-buffer-error", "copy=True", "copy=False", "device=cpu",
+        "after-buffer-error", "copy=True", "copy=False", "device=cpu", "device=unknown",
         "bad-input/no-dlpack", "bad-input/not-a-capsule", "used-name", "memory/default",
         "memory/copy=True", "memory/copy=False")
 

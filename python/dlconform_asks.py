@@ -5,6 +5,10 @@
       returned or raised) and judged (VER-5: max_version first, a second question only after
       TypeError and none after a capsule; STRM-1: no stream on the CPU; STRM-3, STRM-4: device=
       and copy= as B's own caller asked). ASK is one of ASKS below.
+  asks/ENV/B@W/device=unknown   B's from_dlpack(mock, device=UNKNOWN_DEVICE), a device name no
+      library has: it must raise (any exception); an array returned is unknown-device-accepted
+      (STRM-3, MUST: the Array API defines device= as "device on which to place the created
+      array", and there is no such device to place it on). NumPy and dpctl test the same.
   asks/ENV/B@W/[API/]bad-input/WHAT   B's from_dlpack (or its capsule API) handed what holds no
       capsule: None (no-dlpack), or an object whose __dlpack__ returns an int (not-a-capsule; a
       capsule API gets the int itself). Any exception passes; a crash fails; an array returned is
@@ -209,6 +213,31 @@ def judged_calls(fw, recorder, error, caller_copy, caller_device):
         finding = (cls, rule, severity, f"{words} [calls: {text}]")
     what = "imported" if error is None else f"refused: {clean(error)[:120]}"
     return outcome(finding, f"{what} [calls: {text}]")
+
+
+UNKNOWN_DEVICE = "dlconform-no-such-device"
+
+
+def unknown_device(fw, producer_path):
+    """B's from_dlpack handed a device it does not have: it must raise, not return an array."""
+    def body():
+        if fw.cpu_device() is None:
+            return ("skip", "", "", "", "n/a: the library names no CPU device (no device= to ask)")
+        known = Recorder(bridge.MockTensor(producer_path, ASK_TENSOR))
+        error = import_recorded(fw, known, {"device": fw.cpu_device()})
+        if error is not None and error.startswith("TypeError") and not known.calls:
+            return ("skip", "", "", "", f"n/a: from_dlpack takes no device= ({clean(error)[:120]})")
+        recorder = Recorder(bridge.MockTensor(producer_path, ASK_TENSOR))
+        error = import_recorded(fw, recorder, {"device": UNKNOWN_DEVICE})
+        text = calls_text(recorder.calls)
+        if error is None:
+            return outcome(bridge.make_finding(
+                "unknown-device-accepted", "STRM-3", f"expected {fw.label}'s from_dlpack(x, "
+                f"device={UNKNOWN_DEVICE!r}) to raise (the Array API's from_dlpack, device: "
+                f"\"device on which to place the created array\") but found it returned an array "
+                f"[calls: {text}]"), "")
+        return ("pass", "", "", "", f"refused: {clean(error)[:120]} [calls: {text}]")
+    return body
 
 
 class IntProducer:
@@ -452,6 +481,9 @@ def plan_consumer_calls(frameworks, producer_path_of, env):
             cases.append(Case(f"asks/{env}/{own}/used-name", "asks", "versioned-producer",
                               "versioned-producer@v1.3", short, own, "used-name",
                               used_name(fw, path), "LIFE-1", (fw,)))
+            cases.append(Case(f"asks/{env}/{own}/device=unknown", "asks", "versioned-producer",
+                              "versioned-producer@v1.3", short, own, "device=unknown",
+                              unknown_device(fw, path), "STRM-3", (fw,)))
             for name, copy in MEMORY_ASKS.items():
                 cases.append(Case(f"asks/{env}/{own}/{name}", "asks", "versioned-producer",
                                   "versioned-producer@v1.3", short, own, name,

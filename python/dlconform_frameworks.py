@@ -36,6 +36,9 @@ Scenarios (case ids, each after SCENARIO/ENV/):
       STRM-4), whether its import shares memory (memory/*), what it does with inputs that hold no
       capsule (bad-input/*); immutable/A@V/...: FLAG-1b on A's immutable arrays and a write through every
       consumer's import of them (FLAG-1). Both in dlconform_asks.py.
+  xapi-consumer/F@V/CHECK  how F's from_dlpack uses the C exchange API of planted arrays: the
+      table of the type, each table given its own type's objects, nothing read through a
+      borrowed DLTensor once its array is gone (XAPI-1, XAPI-5): dlconform_xapi_consumers.py.
 
 With --module NAME[=PROFILE] or --adapter FILE.py, the libraries named instead of the
 environment's frameworks (ModuleAdapter, or the file's adapters), NumPy beside them as a pair
@@ -65,6 +68,7 @@ from dlconform_negotiation import (NEGOTIATION, STREAM_ASKS, capsule_names, devi
 from dlconform_parties import environment_frameworks, libraries_under_test
 from dlconform_workers import (Case, HeldCapsule, adapter_raised, ask_capsule, capsule_finding,
                                clean, device_finding, outcome, released, run_all, takes_layout)
+from dlconform_xapi_consumers import plan_xapi_consumer_cases
 
 
 # --- the tensors a framework makes ---------------------------------------------------------------
@@ -343,12 +347,21 @@ def pair(a, build, b, rule, tensor):
                 f"dtype {want.dtype} as {a.label} has them but found {got.shape} and {got.dtype} "
                 f"({crossed})"), "")
         if got.tobytes() != want.tobytes():
+            # Row-major memory read as column-major: NULL strides misread (LAY-5), as the judge
+            # names the same reading of a mock's tensor.
+            column_major = want.reshape(-1).reshape(want.shape, order="F")
+            if want.ndim > 1 and got.tobytes() == a.np.ascontiguousarray(column_major).tobytes():
+                return outcome(bridge.make_finding(
+                    "wrong-data", "LAY-5", f"expected {b.label} to read the values {a.label} "
+                    f"holds (shape {want.shape}) but found them read in column-major order, as "
+                    f"if NULL strides were not compact row-major ({crossed})"), "")
             return outcome(bridge.make_finding(
                 "wrong-data", "LAY-4", f"expected {b.label} to read the values {a.label} holds "
                 f"(shape {want.shape}) but found shape {got.shape} with other values ({crossed})"),
                 "")
         sharing = ""
-        if a.name == "numpy" and value.flags.writeable and value.size > 0:
+        if (a.name == "numpy" and isinstance(value, a.np.ndarray) and value.flags.writeable
+                and value.size > 0):
             before_change = got.tobytes()  # got may be a view of A's memory itself
             value.flat[0] = not value.flat[0] if value.dtype == bool else value.flat[0] + 1
             again = logical(b.np, b.to_np(result)).tobytes()
@@ -640,8 +653,10 @@ def plan(frameworks, producers_dir, env):
                                   a.name.split(".")[0], a.label, b.name.split(".")[0], b.label,
                                   tensor, pair(a, build, b, rule, tensor), rule, (a, b)))
 
-    # 5. How each consumer asks, and immutable data (dlconform_asks.py).
+    # 5. How each consumer asks, and immutable data (dlconform_asks.py); how it uses the C
+    # exchange API (dlconform_xapi_consumers.py).
     cases += plan_consumer_calls(frameworks, producer_path_of, env)
+    cases += plan_xapi_consumer_cases(frameworks, env)
     # 6. Frameworks on a device other than the host (dlconform_devices.py).
     helpers = types.SimpleNamespace(expected_of=expected_of, logical=logical, Proxy=Proxy,
                                     deleter_calls_settled=deleter_calls_settled,

@@ -22,6 +22,8 @@ that the correct one has no finding.
   device-as-list         passes dl_device=[1, 0], a list where the Array API says a 2-tuple
   device-as-pinned-host   maps from_dlpack(device="cpu") to dl_device=(3, 0), kDLCUDAHost, not the
                          CPU's (1, 0)
+  any-device-as-cpu      takes any device= for the CPU: an unknown device's import returns an
+                         array (unknown-device-accepted STRM-3), where the others raise ValueError
   keeps-keywords-on-retry  asks again after TypeError without max_version but with copy and
                          dl_device, which the old signature rejects as well: it gives up
 
@@ -72,6 +74,7 @@ class Planted(dlc.PlantedParty):
     # What it passes for max_version, and for dl_device when its caller names a device.
     asked_max_version = (1, 3)
     asked_device = (1, 0)
+    any_device = False  # whether any device= is taken for the CPU
 
     def probe(self):
         return {"dtypes": ["float32"], "has_xapi": False}
@@ -80,6 +83,8 @@ class Planted(dlc.PlantedParty):
         return "cpu"
 
     def keywords(self, copy, device):
+        if device not in (None, "cpu") and not self.any_device:
+            raise ValueError(f"expected device None or 'cpu' but found {device!r}")
         out = {"max_version": self.asked_max_version}
         if copy is not None:
             out["copy"] = copy
@@ -121,6 +126,11 @@ class NoTypeErrorFallback(Planted):
 class DeviceAsPinnedHost(Planted):
     planted = "device-as-pinned-host"
     asked_device = (3, 0)  # the planted mapping: "cpu" as kDLCUDAHost
+
+
+class AnyDeviceAsCpu(Planted):
+    planted = "any-device-as-cpu"
+    any_device = True  # the planted mapping: every device= read as the CPU
 
 
 class KeepsKeywordsOnRetry(Planted):

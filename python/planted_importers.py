@@ -24,6 +24,16 @@ tensors it gets wrong, and on no other; the correct one has no finding at all.
                        nanobind's importers do, but never calls that struct's deleter
                        (deleter-never-called LIFE-3: the rename and the leak seen without the
                        capsule's end)
+
+The pairs (`--filter 'pairs/*'`, reports/planted-pairs.json): each importer imports the arrays of
+aligned-exporter, a correct exporter over NumPy that does what dlpack.h recommends for `data`
+("aligned to 256 bytes", with `byte_offset` pointing "to the beginning of the data"): it hands
+`data` 512 bytes before the first element, over a prefix of 0xa5 bytes. An importer that
+reads wrong values or calls no deleter fails a pair as it fails a framework row:
+ignores-byte-offset reads the prefix (wrong-data LAY-4), null-strides-column-major reads the
+compact 2-D array that a NumPy before 2.0 exports with NULL strides in column-major order
+(wrong-data LAY-5), scalar-copy-leaks never calls the 0-d array's deleter (deleter-never-called
+LIFE-3). importer_pairs_test.py checks each, and that every other importer passes every pair.
 """
 import ctypes
 import os
@@ -149,6 +159,74 @@ class NullStridesColumnMajor(Importer):
             strides.append(step)
             step *= max(1, extent)
         return tuple(strides)
+
+
+PREFIX = 512  # bytes between aligned-exporter's `data` and its first element: 0xa5 each
+PREFIX_BYTE = 0xa5
+
+
+class OffsetArray:
+    """An array of aligned-exporter: a NumPy array whose export says data = first element - PREFIX
+    (a multiple of 256 when the element is) and byte_offset = PREFIX. Its memory starts PREFIX
+    bytes of PREFIX_BYTE before the array's own first byte, so every view's `data` still lies in
+    it, and an importer that drops byte_offset reads those bytes."""
+    def __init__(self, array):
+        self.array = array
+
+    def __dlpack__(self, **keywords):
+        capsule = self.array.__dlpack__(**keywords)
+        name, address = cap._managed(capsule)
+        struct = (cap.DLManagedTensorVersioned if name == b"dltensor_versioned" else
+                  cap.DLManagedTensor).from_address(address)
+        struct.dl_tensor.data -= PREFIX
+        struct.dl_tensor.byte_offset += PREFIX
+        return capsule
+
+    def __dlpack_device__(self):
+        return self.array.__dlpack_device__()
+
+
+def prefixed(array):
+    """A copy of `array` whose memory PREFIX bytes of PREFIX_BYTE precede, 256-byte aligned."""
+    buffer = numpy.full(PREFIX + array.nbytes + 256, PREFIX_BYTE, dtype="uint8")
+    start = PREFIX + (-(buffer.ctypes.data + PREFIX)) % 256
+    out = buffer[start:start + array.nbytes].view(array.dtype).reshape(array.shape)
+    out[...] = array
+    return out
+
+
+class AlignedExporter(dlc.PlantedParty):
+    """The exporter of the pairs: correct, a partner only (no rows of its own), the NumPy of
+    /usr/bin/python3 underneath (DLPack 1.0 or later: read-only arrays cross versioned)."""
+    name = "numpy"
+    planted = "aligned-exporter"
+    partner_only = True
+    imports = False
+    views = ("T", "step", "reversed", "offset", "broadcast", "read_only")
+    dtypes = NUMPY_DTYPES
+    strides = "positive negative zero overlapping"
+    features = "read-only zero-dim zero-size"
+
+    def header(self):
+        return dlc.numpy_header(self.np)
+
+    def from_np(self, array):
+        return OffsetArray(prefixed(array))
+
+    def view(self, value, kind):
+        if kind == "read_only":
+            out = prefixed(value.array)
+            out.setflags(write=False)
+            return OffsetArray(out)
+        return OffsetArray(dlc.sliced_view(value.array, kind, numpy.broadcast_to))
+
+    # The alignment checks every NumPy exporter gets (dlconform_frameworks.py) hand NumPy's own
+    # arrays, which export themselves (byte_offset 0).
+    def to_np(self, value):
+        return value.array if isinstance(value, OffsetArray) else value
+
+    def writable(self, value):
+        return bool(self.to_np(value).flags.writeable)
 
 
 class Planted(dlc.PlantedParty):

@@ -134,6 +134,26 @@ struct FutureTable {
 FutureTable g_future{};
 PyObject* g_instance_capsule = nullptr;  // attribute_on_instance's, handed out by instances
 
+// Every call of a table's from_py_object slots, in order: which table was called, which slot,
+// with an object of which type. A consumer's use of the tables is judged from it
+// (dlconform_xapi_consumers.py): the table it took, and the objects it handed that table.
+struct Call {
+  size_t table;
+  const char* slot;
+  PyObject* type;  // a strong reference
+};
+Call g_calls[64];
+size_t g_call_count = 0;  // past 64, the calls are counted but not kept
+
+void record_call(size_t table, const char* slot, void* py_object) noexcept {
+  if (g_call_count < sizeof g_calls / sizeof g_calls[0]) {
+    PyObject* type = reinterpret_cast<PyObject*>(Py_TYPE(static_cast<PyObject*>(py_object)));
+    Py_INCREF(type);
+    g_calls[g_call_count] = {table, slot, type};
+  }
+  ++g_call_count;
+}
+
 float element(const Planted* p, int64_t i, int64_t j) noexcept {
   return p->data[p->offset + i * p->strides[0] + j * p->strides[1]];
 }
@@ -367,6 +387,7 @@ int from_py_object(void* py_object, DLManagedTensorVersioned** out) {
   if constexpr (T == Table::throws_in_from_py_object) {
     throw std::runtime_error("planted: from_py_object throws");
   }
+  record_call(static_cast<size_t>(T), "managed_tensor_from_py_object_no_sync", py_object);
   if constexpr (T == Table::from_py_object_error_unset) return -1;
   Planted* p = as_planted<T>(py_object);
   if (p == nullptr) return -1;
@@ -455,6 +476,7 @@ int dltensor_from_py_object(void* py_object, DLTensor* out) {
   if constexpr (T == Table::throws_in_dltensor_from_py_object) {
     throw std::runtime_error("planted: dltensor_from_py_object throws");
   }
+  record_call(static_cast<size_t>(T), "dltensor_from_py_object_no_sync", py_object);
   if constexpr (T == Table::dltensor_error_unset) return -1;
   Planted* p = as_planted<T>(py_object);
   if (p == nullptr) return -1;
@@ -540,8 +562,10 @@ PyObject* make_type(size_t index) {
       {Py_tp_methods, planted_methods},
       {Py_tp_members, planted_members},
       {0, nullptr}};
-  PyType_Spec spec = {kTypeNames[index], static_cast<int>(sizeof(Planted)), 0, Py_TPFLAGS_DEFAULT,
-                      slots};
+  // A base type: a Python subclass's instances have a __dict__, where a consumer's case puts
+  // another table than the type's (dlconform_xapi_consumers.py, table-on-type).
+  PyType_Spec spec = {kTypeNames[index], static_cast<int>(sizeof(Planted)), 0,
+                      Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, slots};
   return PyType_FromSpec(&spec);
 }
 
@@ -580,7 +604,45 @@ PyObject* unexpressible(PyObject*, PyObject* type) {
   return obj;
 }
 
+// take_calls(): the calls recorded since the last take_calls, as (table, slot, type) tuples,
+// and the count of those past the record's 64 places; the record is emptied.
+PyObject* take_calls(PyObject*, PyObject*) {
+  const size_t kept = g_call_count < sizeof g_calls / sizeof g_calls[0]
+                          ? g_call_count
+                          : sizeof g_calls / sizeof g_calls[0];
+  PyObject* calls = PyList_New(static_cast<Py_ssize_t>(kept));
+  for (size_t i = 0; i < kept; ++i) {
+    if (calls != nullptr) {
+      PyObject* row = Py_BuildValue("(ssO)", kNames[g_calls[i].table], g_calls[i].slot,
+                                    g_calls[i].type);
+      if (row == nullptr) Py_CLEAR(calls);
+      else PyList_SetItem(calls, static_cast<Py_ssize_t>(i), row);
+    }
+    Py_DECREF(g_calls[i].type);
+  }
+  const size_t dropped = g_call_count - kept;
+  g_call_count = 0;
+  if (calls == nullptr) return nullptr;
+  return Py_BuildValue("(Nn)", calls, static_cast<Py_ssize_t>(dropped));
+}
+
+// table_capsule(name): a new capsule of that planted table, as its type publishes it.
+PyObject* named_table_capsule(PyObject*, PyObject* name) {
+  for (size_t i = 0; i < kCount; ++i) {
+    if (PyUnicode_Check(name) && PyUnicode_CompareWithASCIIString(name, kNames[i]) == 0) {
+      return table_capsule(static_cast<Table>(i));
+    }
+  }
+  PyErr_SetString(PyExc_ValueError, "expected the name of a planted table but found another");
+  return nullptr;
+}
+
 PyMethodDef module_methods[] = {
+    {"take_calls", take_calls, METH_NOARGS,
+     "take_calls(): ([(table, slot, type)], dropped): each table's from_py_object calls since "
+     "the last take_calls, in order, and how many were past the record's room."},
+    {"table_capsule", named_table_capsule, METH_O,
+     "table_capsule(name): a new capsule of the planted table `name`."},
     {"names", names, METH_NOARGS, "The planted tables' names: each is a type of this module."},
     {"unexpressible", unexpressible, METH_O,
      "unexpressible(type): a planted array of that type that DLPack cannot describe."},

@@ -9,15 +9,17 @@ cases that judge it. tools/coverage_test.py holds each row to those reports.
 
 The committed reports are reports/matrix.json and reports/gpu.json, and the main job's planted
 runs of the same build (PLANTED_REPORTS): reports/planted-consumers.json,
-reports/planted-producers.json, reports/planted-xapi.json and reports/planted-importers.json. A
-planted case is
+reports/planted-producers.json, reports/planted-xapi.json, reports/planted-importers.json,
+reports/planted-pairs.json and reports/planted-xapi-consumers.json. A planted case is
   - one whose id, producer name or consumer name holds `planted` (the planted C parties of
     harness/plan/planted_bugs.tsv and the CUDA ones), or
   - a case of a planted-*.json report whose party segment (the third segment of its id,
-    SCENARIO/ENV/PARTY/..., or the fourth in an import row, framework/ENV/PRODUCER/PARTY/...) is
+    SCENARIO/ENV/PARTY/..., or the fourth in an import row, framework/ENV/PRODUCER/PARTY/..., and
+    in a pair, pairs/ENV/EXPORTER/IMPORTER/..., the importer first) is
     the `header` of its producer or its consumer and one of the parties of that report's file
     (planted_parties): NAME@1 for each `planted = "NAME"` of python/planted_consumers.py,
-    python/planted_producers.py or python/planted_importers.py, xapi-TABLE@1 for each table of
+    python/planted_producers.py, python/planted_importers.py or
+    python/planted_xapi_consumers.py, xapi-TABLE@1 for each table of
     python/planted_xapi_expected.py. Such a party's `name` is the framework key ("numpy") and is
     not looked at; the controls (correct-consumer, correct-producer, correct-importer,
     viewing-consumer, xapi-correct, ...) are planted parties too, and pass.
@@ -47,6 +49,8 @@ PLANTED_REPORTS = {
     "planted-producers": os.path.join("python", "planted_producers.py"),
     "planted-xapi": os.path.join("python", "planted_xapi_expected.py"),
     "planted-importers": os.path.join("python", "planted_importers.py"),
+    "planted-pairs": os.path.join("python", "planted_importers.py"),
+    "planted-xapi-consumers": os.path.join("python", "planted_xapi_consumers.py"),
 }
 MAIN_REPORTS = ("matrix",) + tuple(PLANTED_REPORTS)
 FAILED = {"fail", "crash", "timeout"}
@@ -117,7 +121,7 @@ def planted_parties(report, root=ROOT):
 
 def planted_party(case, parties):
     """The planted party of a planted-*.json report's case (see the module's docstring), or ''."""
-    for party in case["id"].split("/")[2:4]:
+    for party in reversed(case["id"].split("/")[2:4]):
         if party in parties and party in (case["producer_header"], case["consumer_header"]):
             return party
     return ""
@@ -251,7 +255,8 @@ def render(obligations, properties):
         "`coverage` test (tools/coverage_test.py) fails when a row claims more than the committed",
         "reports show: `reports/matrix.json`, `reports/gpu.json`, and the main job's planted runs",
         "of the same build, `reports/planted-consumers.json`, `reports/planted-producers.json`,",
-        "`reports/planted-xapi.json` and `reports/planted-importers.json`.",
+        "`reports/planted-xapi.json`, `reports/planted-importers.json`,",
+        "`reports/planted-pairs.json` and `reports/planted-xapi-consumers.json`.",
         "",
         "- **judged**: a planted party's case under the row's `planted` globs fails in the",
         "  committed reports, under one of the row's rules, and its `real` globs match real",

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """The coverage tables (coverage/obligations.tsv, coverage/properties.tsv) against the committed
 reports (reports/matrix.json, reports/gpu.json, and the main job's planted runs
-reports/planted-consumers.json, planted-producers.json, planted-xapi.json and
-planted-importers.json): a row may claim no more than those show.
+reports/planted-consumers.json, planted-producers.json, planted-xapi.json, planted-importers.json,
+planted-pairs.json and planted-xapi-consumers.json): a row may claim no more than those show.
 
   coverage_test.py
 

@@ -1,8 +1,9 @@
 // The real-frameworks report (reports/frameworks.md): who was tested in which roles, the pair grid
 // of each framework environment, the alignment checks, what __dlpack__ answers, the C exchange
 // API, and every finding with the reproducer that shows it. It reads only the cases of the
-// framework scenarios (framework, pairs, negotiation, xapi, asks, immutable), whose ids are
-// SCENARIO/ENV/...; how each consumer asks and a write into immutable data get a table each.
+// framework scenarios (framework, pairs, negotiation, xapi, asks, immutable, xapi-consumer),
+// whose ids are SCENARIO/ENV/...; how each consumer asks and a write into immutable data get a
+// table each.
 #include <algorithm>
 #include <map>
 #include <set>
@@ -17,7 +18,7 @@ using report::markdown_escape;
 
 bool is_framework_scenario(const std::string& s) {
   return s == "framework" || s == "pairs" || s == "negotiation" || s == "xapi" || s == "asks" ||
-         s == "immutable";
+         s == "immutable" || s == "xapi-consumer";
 }
 
 // "pairs/frameworks/numpy@2.4.6/torch@2.13.0/f32_T" -> "frameworks".

@@ -1,0 +1,177 @@
+"""The consumer's half of the C exchange API (dlpack.h v1.2+), for dlconform_frameworks.py: a
+from_dlpack that takes an array through the table its type publishes in
+__dlpack_c_exchange_api__ rather than through __dlpack__ (TVM-FFI's does). It is handed the
+planted arrays of python/planted_xapi.cpp, whose tables record every call of their
+from_py_object slots (which table, which slot, an object of which type: take_calls), and judged
+on the sentences of dlpack.h v1.3 that bind the consumer:
+
+  xapi-consumer/ENV/B@W/table-on-type   an array of a subclass of the `correct` type, whose
+      instance attribute holds another table (`no_dltensor_from_py_object`'s): "The consumer
+      should look up the attribute on the type" (XAPI-1, SHOULD). The instance's table called is
+      table-not-on-type.
+  xapi-consumer/ENV/B@W/table-per-type  an array of `correct`, then one of
+      `no_dltensor_from_py_object`, each type with its own table: the from_py_object argument
+      "Must have the same type as the one the DLPackExchangeAPI was discovered from" (XAPI-5,
+      MUST). A table called with the other type's array is xapi-consumer-violation.
+  xapi-consumer/ENV/B@W/borrowed-dltensor  an array imported, then its last reference dropped
+      (its storage scribbled with NaN, as a freed block would be), then B's array read: "The
+      liveness of the DLTensor and the data it views is only guaranteed until control is
+      returned" (XAPI-5, MUST). A consumer that views what dltensor_from_py_object_no_sync gave
+      and reads other values once the array is gone is xapi-consumer-violation; one that took an
+      owning tensor (managed_tensor_from_py_object_no_sync) keeps the array alive itself.
+
+A consumer whose from_dlpack calls no planted table (it reads none, and the planted arrays have no
+__dlpack__) is n/a; so is every consumer where the planted module is not built (a wheel)."""
+import gc
+import sys
+
+import _dlconform as bridge
+from dlconform_workers import Case, adapter_raised, clean, error_words, outcome
+
+try:
+    import _dlconform_planted_xapi as planted
+except ImportError:  # an installed wheel ships no planted module
+    planted = None
+
+ATTRIBUTE = "__dlpack_c_exchange_api__"
+VALUES = [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]  # every planted array: arange(6) as 2x3
+CHECKS = {"table-on-type": "XAPI-1", "table-per-type": "XAPI-5", "borrowed-dltensor": "XAPI-5"}
+
+
+def calls_text(calls):
+    return "; ".join(f"{table}.{slot.split('_no_sync')[0]}({kind.__name__})"
+                     for table, slot, kind in calls) or "no table call"
+
+
+def imported(fw, obj):
+    """fw's from_dlpack of obj: (its array or None, the words of what it raised or None)."""
+    try:
+        return fw.import_(obj), None
+    except Exception as e:
+        if adapter_raised(e, (fw,)):
+            raise
+        return None, clean(error_words(e))[:160]
+
+
+def values_of(fw, value):
+    """What fw's array holds, as a list of rows of floats, or the words of why it cannot say."""
+    try:
+        return [[float(x) for x in row] for row in fw.to_np(value).tolist()]
+    except Exception as e:
+        if adapter_raised(e, (fw,)):
+            raise
+        return f"{type(e).__name__}: {clean(e)[:120]}"
+
+
+def consumer_case(fw, check):
+    """The case body of one CHECK for fw: the record of table calls emptied first."""
+    def body():
+        if planted is None:
+            return ("skip", "", "", "", "n/a: the planted exchange-API tables are not built here "
+                    "(an installed wheel)")
+        planted.take_calls()  # what came before is not this case's
+        return CASES[check](fw)
+    return body
+
+
+def none_called(fw, error, calls):
+    """The n/a of a consumer that called no planted table, or None when it called one."""
+    if calls:
+        return None
+    why = f"it raised {error}" if error else "it returned without one"
+    return ("skip", "", "", "", f"n/a: {fw.label}'s from_dlpack called no exchange-API table of "
+            f"a planted array ({why}): it reads none")
+
+
+def table_on_type(fw):
+    class WithInstanceTable(planted.correct):  # a subclass: its instances have a __dict__
+        pass
+    obj = WithInstanceTable()
+    setattr(obj, ATTRIBUTE, planted.table_capsule("no_dltensor_from_py_object"))
+    value, error = imported(fw, obj)
+    calls, _ = planted.take_calls()
+    del value, obj
+    skipped = none_called(fw, error, calls)
+    if skipped:
+        return skipped
+    if any(table != "correct" for table, _, _ in calls):
+        return outcome(bridge.make_finding(
+            "table-not-on-type", "XAPI-1", f"expected {fw.label} to take the exchange-API table "
+            f"of type(obj), `correct`'s, but found it called the table of obj's instance "
+            f"attribute [calls: {calls_text(calls)}] (dlpack.h v1.3: \"The consumer should look "
+            f"up the attribute on the type\")"), "")
+    return ("pass", "", "", "", f"the type's table [calls: {calls_text(calls)}]"
+            + (f"; raised {error}" if error else ""))
+
+
+def table_per_type(fw):
+    first, second = planted.correct(), planted.no_dltensor_from_py_object()
+    results = [imported(fw, first), imported(fw, second)]
+    calls, _ = planted.take_calls()
+    errors = [e for _, e in results if e]
+    del results, first, second
+    skipped = none_called(fw, errors[0] if errors else None, calls)
+    if skipped:
+        return skipped
+    wrong = [(table, kind.__name__) for table, _, kind in calls if kind.__name__ != table]
+    if wrong:
+        table, kind = wrong[0]
+        return outcome(bridge.make_finding(
+            "xapi-consumer-violation", "XAPI-5", f"expected each table called with an array of "
+            f"its own type but found {fw.label} handing `{table}`'s table a {kind} [calls: "
+            f"{calls_text(calls)}] (dlpack.h v1.3, py_object: \"Must have the same type as the "
+            f"one the DLPackExchangeAPI was discovered from\")"), "")
+    return ("pass", "", "", "", f"each array to its own type's table [calls: "
+            f"{calls_text(calls)}]" + (f"; raised {errors[0]}" if errors else ""))
+
+
+def borrowed_dltensor(fw):
+    obj = planted.correct()
+    value, error = imported(fw, obj)
+    calls, _ = planted.take_calls()
+    skipped = none_called(fw, error, calls)
+    if skipped or value is None:
+        del value, obj
+        return skipped or ("pass", "", "", "", f"refused: {error} [calls: {calls_text(calls)}]")
+    before = values_of(fw, value)
+    del obj
+    gc.collect()  # the planted array's block is scribbled with NaN once nothing holds it
+    after = values_of(fw, value)
+    del value
+    slots = sorted({slot for _, slot, _ in calls})
+    if before == VALUES and after != VALUES:
+        return outcome(bridge.make_finding(
+            "xapi-consumer-violation", "XAPI-5", f"expected {fw.label}'s array to keep reading "
+            f"{VALUES} after the planted array it came from was gone but found {after} [calls: "
+            f"{calls_text(calls)}] (dlpack.h v1.3, dltensor_from_py_object_no_sync: \"The "
+            f"liveness of the DLTensor and the data it views is only guaranteed until control "
+            f"is returned\")"), "")
+    if before != VALUES:
+        return outcome(bridge.make_finding(
+            "wrong-data", "LAY-4", f"expected {fw.label} to read {VALUES} from a planted array "
+            f"but found {before} [calls: {calls_text(calls)}]"), "")
+    return ("pass", "", "", "", f"read right before and after the array was gone, through "
+            f"{', '.join(slots)}")
+
+
+CASES = {"table-on-type": table_on_type, "table-per-type": table_per_type,
+         "borrowed-dltensor": borrowed_dltensor}
+
+
+def plan_xapi_consumer_cases(frameworks, env):
+    """The exchange-API consumer cases of one environment's frameworks: every from_dlpack that
+    takes objects (a capsule-only importer cannot read a table)."""
+    cases = []
+    for fw in frameworks:
+        if fw.partner_only or not (fw.imports and fw.asks):
+            continue
+        for check, rule in CHECKS.items():
+            cases.append(Case(f"xapi-consumer/{env}/{fw.label}/{check}", "xapi-consumer",
+                              "dlconform-xapi-producer", "dlconform-xapi-producer@v1.3",
+                              fw.name.split(".")[0], fw.label, check, consumer_case(fw, check),
+                              rule, (fw,)))
+    return cases
+
+
+if __name__ == "__main__":
+    sys.exit("dlconform_xapi_consumers.py is a part of dlconform_frameworks.py")
