@@ -12,6 +12,8 @@ tensors it gets wrong, and on no other; the correct one has no finding at all.
                        (rejected-valid: NumPy's importers take 0 to 32, the peers' high rank)
   refuses-device-with-value-error  refuses a device it cannot reach with ValueError, where
                        DLPack recommends BufferError (wrong-refusal-exception DEV-3)
+  bfloat16-as-float16  takes a bfloat16 tensor (kDLBfloat, 16 bits) as IEEE float16: its array
+                       says float16 (wrong-metadata LAY-1, P-05: "bfloat16 crosses as bfloat16")
   ignores-byte-offset  views the data from `data`, without `byte_offset` (wrong-data LAY-4)
   null-strides-column-major  takes NULL strides for column-major order, where DLPack says
                        row-major (wrong-data LAY-5)
@@ -90,7 +92,8 @@ class Importer:
             raise BufferError(f"DLPack {struct.version.major}.x is not supported")
         t = struct.dl_tensor
         code, bits, lanes = t.dtype.code, t.dtype.bits, t.dtype.lanes
-        if code not in KINDS or lanes != 1 or bits % 8 or (code == 6 and bits != 8):
+        kind = self.kind_of(code, bits)
+        if kind is None or lanes != 1 or bits % 8 or (code == 6 and bits != 8):
             raise BufferError(f"dtype ({code}, {bits}, {lanes}) is not supported")
         if t.device.device_type != 1:
             raise BufferError(f"device type {t.device.device_type} is not accessible")
@@ -104,8 +107,12 @@ class Importer:
         read_only = versioned and bool(struct.flags & READ_ONLY)
         first = ctypes.addressof(_EMPTY) if 0 in shape else self.first_element(t)
         interface = {"data": (first, read_only), "shape": shape, "strides": strides,
-                     "version": 3, "typestr": "|b1" if code == 6 else f"<{KINDS[code]}{item}"}
+                     "version": 3, "typestr": "|b1" if code == 6 else f"<{kind}{item}"}
         return numpy.asarray(cap.View(interface, cap.Owner(struct)))  # the deleter once (LIFE-3)
+
+    def kind_of(self, code, bits):
+        """The NumPy type-string letter of a DLPack type code, or None for one NumPy lacks."""
+        return KINDS.get(code)
 
     def check_ndim(self, ndim):
         pass
@@ -145,6 +152,13 @@ class CapsNdim8(Importer):
 class DeviceValueError(Importer):
     def refuse_device(self, kind):
         raise ValueError(f"unsupported device type {kind}")
+
+
+class Bfloat16AsFloat16(Importer):
+    def kind_of(self, code, bits):
+        if (code, bits) == (4, 16):
+            return "f"  # the planted reading: kDLBfloat's 16 bits as IEEE half precision
+        return super().kind_of(code, bits)
 
 
 class IgnoresByteOffset(Importer):
@@ -265,6 +279,11 @@ class CapsNdim8Adapter(Planted):
 class DeviceValueErrorAdapter(Planted):
     planted = "refuses-device-with-value-error"
     library = DeviceValueError
+
+
+class Bfloat16AsFloat16Adapter(Planted):
+    planted = "bfloat16-as-float16"
+    library = Bfloat16AsFloat16
 
 
 class IgnoresByteOffsetAdapter(Planted):
