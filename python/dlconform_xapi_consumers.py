@@ -21,7 +21,8 @@ on the sentences of dlpack.h v1.3 that bind the consumer:
       owning tensor (managed_tensor_from_py_object_no_sync) keeps the array alive itself.
 
 A consumer whose from_dlpack calls no planted table (it reads none, and the planted arrays have no
-__dlpack__) is n/a; so is every consumer where the planted module is not built (a wheel)."""
+__dlpack__) is n/a. A wheel ships the planted module beside the bridge (python/meson.build), so a
+library judged by its module name gets these cases too; where it is missing, each is n/a."""
 import gc
 import sys
 
@@ -30,7 +31,7 @@ from dlconform_workers import Case, adapter_raised, clean, error_words, outcome
 
 try:
     import _dlconform_planted_xapi as planted
-except ImportError:  # an installed wheel ships no planted module
+except ImportError:  # a build without it: its cases are n/a
     planted = None
 
 ATTRIBUTE = "__dlpack_c_exchange_api__"
@@ -67,8 +68,8 @@ def consumer_case(fw, check):
     """The case body of one CHECK for fw: the record of table calls emptied first."""
     def body():
         if planted is None:
-            return ("skip", "", "", "", "n/a: the planted exchange-API tables are not built here "
-                    "(an installed wheel)")
+            return ("skip", "", "", "", "n/a: the planted exchange-API tables "
+                    "(_dlconform_planted_xapi) are not installed beside the bridge")
         planted.take_calls()  # what came before is not this case's
         return CASES[check](fw)
     return body
