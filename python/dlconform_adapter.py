@@ -40,6 +40,9 @@ Class attributes (what the library is):
   capsule_imports {api name: function(capsule) -> value}: capsule-only importers
                   (from_dlpack(capsule)); each gets legacy capsules, and a versioned one it may
                   refuse but must not misread.
+  xapi_imports    {api name: function(obj) -> value}: importers that take an array only through
+                  its type's C exchange-API table (TVM-FFI's FFI call arguments); each gets the
+                  exchange API's consumer cases (dlconform_xapi_consumers.py).
   writable_concept bool. It has read-only arrays (FLAG-1b is then judged on its exports; a
                   READ_ONLY import it makes writable breaks FLAG-1).
   immutable       bool. Every array it makes is immutable (JAX, TensorFlow, Arrow): FLAG-1b is
@@ -146,6 +149,7 @@ class Framework:
     dunder = True        # values have __dlpack__
     legacy_exports = {}  # api name -> function(value) -> capsule
     capsule_imports = {}  # api name -> function(capsule) -> value: its capsule-only importers
+    xapi_imports = {}  # api name -> function(obj) -> value: importers through the C exchange API
     writable_concept = True  # it has a notion of read-only arrays
     imports = True       # it has an importer (from_dlpack, or capsule_imports)
     exports = True       # its arrays can be exported (__dlpack__, legacy_exports or export())

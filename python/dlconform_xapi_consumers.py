@@ -20,6 +20,8 @@ on the sentences of dlpack.h v1.3 that bind the consumer:
       and reads other values once the array is gone is xapi-consumer-violation; one that took an
       owning tensor (managed_tensor_from_py_object_no_sync) keeps the array alive itself.
 
+Each importer of an adapter's xapi_imports (TVM-FFI's FFI call, whose tensor arguments go through
+the table: `ffi-call`) gets the same three, as xapi-consumer/ENV/B@W/API/CHECK.
 A consumer whose from_dlpack calls no planted table (it reads none, and the planted arrays have no
 __dlpack__) is n/a. A wheel ships the planted module beside the bridge (python/meson.build), so a
 library judged by its module name gets these cases too; where it is missing, each is n/a."""
@@ -44,10 +46,11 @@ def calls_text(calls):
                      for table, slot, kind in calls) or "no table call"
 
 
-def imported(fw, obj):
-    """fw's from_dlpack of obj: (its array or None, the words of what it raised or None)."""
+def imported(fw, importer, obj):
+    """importer(obj) (fw's from_dlpack, or one of its xapi_imports): (its array or None, the
+    words of what it raised or None)."""
     try:
-        return fw.import_(obj), None
+        return importer(obj), None
     except Exception as e:
         if adapter_raised(e, (fw,)):
             raise
@@ -55,23 +58,26 @@ def imported(fw, obj):
 
 
 def values_of(fw, value):
-    """What fw's array holds, as a list of rows of floats, or the words of why it cannot say."""
+    """What fw's array holds, as a list of rows of floats, or the words of why it cannot say. An
+    array handed back through the table's to_py_object (an FFI call's result) is a planted one."""
     try:
-        return [[float(x) for x in row] for row in fw.to_np(value).tolist()]
+        array = value if type(value).__module__ == planted.__name__ else fw.to_np(value)
+        return [[float(x) for x in row] for row in array.tolist()]
     except Exception as e:
         if adapter_raised(e, (fw,)):
             raise
         return f"{type(e).__name__}: {clean(e)[:120]}"
 
 
-def consumer_case(fw, check):
-    """The case body of one CHECK for fw: the record of table calls emptied first."""
+def consumer_case(fw, check, api=None):
+    """The case body of one CHECK for fw's from_dlpack, or its xapi_imports[api]: the record of
+    table calls emptied first."""
     def body():
         if planted is None:
             return ("skip", "", "", "", "n/a: the planted exchange-API tables "
                     "(_dlconform_planted_xapi) are not installed beside the bridge")
         planted.take_calls()  # what came before is not this case's
-        return CASES[check](fw)
+        return CASES[check](fw, fw.xapi_imports[api] if api else fw.import_)
     return body
 
 
@@ -80,16 +86,16 @@ def none_called(fw, error, calls):
     if calls:
         return None
     why = f"it raised {error}" if error else "it returned without one"
-    return ("skip", "", "", "", f"n/a: {fw.label}'s from_dlpack called no exchange-API table of "
-            f"a planted array ({why}): it reads none")
+    return ("skip", "", "", "", f"n/a: {fw.label}'s importer called no exchange-API table of a "
+            f"planted array ({why}): it reads none")
 
 
-def table_on_type(fw):
+def table_on_type(fw, importer):
     class WithInstanceTable(planted.correct):  # a subclass: its instances have a __dict__
         pass
     obj = WithInstanceTable()
     setattr(obj, ATTRIBUTE, planted.table_capsule("no_dltensor_from_py_object"))
-    value, error = imported(fw, obj)
+    value, error = imported(fw, importer, obj)
     calls, _ = planted.take_calls()
     del value, obj
     skipped = none_called(fw, error, calls)
@@ -105,9 +111,9 @@ def table_on_type(fw):
             + (f"; raised {error}" if error else ""))
 
 
-def table_per_type(fw):
+def table_per_type(fw, importer):
     first, second = planted.correct(), planted.no_dltensor_from_py_object()
-    results = [imported(fw, first), imported(fw, second)]
+    results = [imported(fw, importer, first), imported(fw, importer, second)]
     calls, _ = planted.take_calls()
     errors = [e for _, e in results if e]
     del results, first, second
@@ -126,9 +132,9 @@ def table_per_type(fw):
             f"{calls_text(calls)}]" + (f"; raised {errors[0]}" if errors else ""))
 
 
-def borrowed_dltensor(fw):
+def borrowed_dltensor(fw, importer):
     obj = planted.correct()
-    value, error = imported(fw, obj)
+    value, error = imported(fw, importer, obj)
     calls, _ = planted.take_calls()
     skipped = none_called(fw, error, calls)
     if skipped or value is None:
@@ -161,16 +167,20 @@ CASES = {"table-on-type": table_on_type, "table-per-type": table_per_type,
 
 def plan_xapi_consumer_cases(frameworks, env):
     """The exchange-API consumer cases of one environment's frameworks: every from_dlpack that
-    takes objects (a capsule-only importer cannot read a table)."""
+    takes objects (a capsule-only importer cannot read a table), and every importer of
+    xapi_imports (xapi-consumer/ENV/B@W/API/CHECK)."""
     cases = []
     for fw in frameworks:
-        if fw.partner_only or not (fw.imports and fw.asks):
+        if fw.partner_only:
             continue
-        for check, rule in CHECKS.items():
-            cases.append(Case(f"xapi-consumer/{env}/{fw.label}/{check}", "xapi-consumer",
-                              "dlconform-xapi-producer", "dlconform-xapi-producer@v1.3",
-                              fw.name.split(".")[0], fw.label, check, consumer_case(fw, check),
-                              rule, (fw,)))
+        apis = ([None] if fw.imports and fw.asks else []) + sorted(fw.xapi_imports)
+        for api in apis:
+            for check, rule in CHECKS.items():
+                name = check if api is None else f"{api}/{check}"
+                cases.append(Case(f"xapi-consumer/{env}/{fw.label}/{name}", "xapi-consumer",
+                                  "dlconform-xapi-producer", "dlconform-xapi-producer@v1.3",
+                                  fw.name.split(".")[0], fw.label, name,
+                                  consumer_case(fw, check, api), rule, (fw,)))
     return cases
 
 
