@@ -134,8 +134,7 @@ def asks(fw, producer_path, caller, refuse):
                 return ("skip", "", "", "", "n/a: the library names no CPU device")
         recorder = Recorder(bridge.MockTensor(producer_path, ASK_TENSOR), refuse=refuse)
         error = import_recorded(fw, recorder, keywords)
-        dlpack_calls = [c for c in recorder.calls if c["kind"] == "dlpack"]
-        if error is not None and not dlpack_calls and keywords and error.startswith("TypeError"):
+        if keywords and keyword_refused(recorder, error):
             return ("skip", "", "", "", f"n/a: from_dlpack takes no {next(iter(caller))}= "
                     f"({clean(error)[:120]})")
         return judged_calls(fw, recorder, error, caller.get("copy"),
@@ -188,6 +187,13 @@ def used_name(fw, producer_path, api=None):
     return body
 
 
+def keyword_refused(recorder, error):
+    """Whether from_dlpack raised TypeError before it called __dlpack__: it takes no keyword the
+    case passed."""
+    return (error is not None and error.startswith("TypeError")
+            and not any(c["kind"] == "dlpack" for c in recorder.calls))
+
+
 def import_recorded(fw, producer, keywords):
     """fw's from_dlpack(producer, **keywords) (a Recorder, a mock's tensor), the result dropped
     and collected: None, or the words of what it raised."""
@@ -221,14 +227,17 @@ UNKNOWN_DEVICE = "dlconform-no-such-device"
 def unknown_device(fw, producer_path):
     """B's from_dlpack handed a device it does not have: it must raise, not return an array."""
     def body():
-        if fw.cpu_device() is None:
+        cpu = fw.cpu_device()
+        if cpu is None:
             return ("skip", "", "", "", "n/a: the library names no CPU device (no device= to ask)")
-        known = Recorder(bridge.MockTensor(producer_path, ASK_TENSOR))
-        error = import_recorded(fw, known, {"device": fw.cpu_device()})
-        if error is not None and error.startswith("TypeError") and not known.calls:
-            return ("skip", "", "", "", f"n/a: from_dlpack takes no device= ({clean(error)[:120]})")
         recorder = Recorder(bridge.MockTensor(producer_path, ASK_TENSOR))
         error = import_recorded(fw, recorder, {"device": UNKNOWN_DEVICE})
+        if keyword_refused(recorder, error):  # the device's refusal, or no device= at all?
+            known = Recorder(bridge.MockTensor(producer_path, ASK_TENSOR))
+            known_error = import_recorded(fw, known, {"device": cpu})
+            if keyword_refused(known, known_error):
+                return ("skip", "", "", "", f"n/a: from_dlpack takes no device= "
+                        f"({clean(known_error)[:120]})")
         text = calls_text(recorder.calls)
         if error is None:
             return outcome(bridge.make_finding(

@@ -96,7 +96,7 @@ def table_on_type(fw, importer):
     obj = WithInstanceTable()
     setattr(obj, ATTRIBUTE, planted.table_capsule("no_dltensor_from_py_object"))
     value, error = imported(fw, importer, obj)
-    calls, _ = planted.take_calls()
+    calls = planted.take_calls()
     del value, obj
     skipped = none_called(fw, error, calls)
     if skipped:
@@ -114,7 +114,7 @@ def table_on_type(fw, importer):
 def table_per_type(fw, importer):
     first, second = planted.correct(), planted.no_dltensor_from_py_object()
     results = [imported(fw, importer, first), imported(fw, importer, second)]
-    calls, _ = planted.take_calls()
+    calls = planted.take_calls()
     errors = [e for _, e in results if e]
     del results, first, second
     skipped = none_called(fw, errors[0] if errors else None, calls)
@@ -135,7 +135,7 @@ def table_per_type(fw, importer):
 def borrowed_dltensor(fw, importer):
     obj = planted.correct()
     value, error = imported(fw, importer, obj)
-    calls, _ = planted.take_calls()
+    calls = planted.take_calls()
     skipped = none_called(fw, error, calls)
     if skipped or value is None:
         del value, obj

@@ -219,10 +219,8 @@ def take(capsule, heap_name=False, unrenamed=False):
     """The planted library's import: the capsule renamed (with a heap name's bytes where
     heap_name; its destructor cleared instead where unrenamed), a NumPy view over its float32
     data and whether the producer copied (IS_COPIED)."""
-    name, address = cap._managed(capsule)
+    name, struct = cap.struct_of(capsule)
     versioned = name == b"dltensor_versioned"
-    struct = (cap.DLManagedTensorVersioned if versioned else cap.DLManagedTensor).from_address(
-        address)
     # taken: the deleter is ours to call
     if unrenamed:
         cap.clear_destructor(capsule)

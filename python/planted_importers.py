@@ -82,12 +82,10 @@ class Importer:
 
     def take(self, capsule):
         """The tensor of `capsule` as a NumPy view; the capsule renamed once it is ours."""
-        name, address = cap._managed(capsule)
+        name, struct = cap.struct_of(capsule)
         if name not in cap.USED:
             raise TypeError(f"expected a dltensor capsule but found {name!r}")
         versioned = name == b"dltensor_versioned"
-        struct = (cap.DLManagedTensorVersioned if versioned else cap.DLManagedTensor).from_address(
-            address)
         if versioned and struct.version.major != 1:
             raise BufferError(f"DLPack {struct.version.major}.x is not supported")
         t = struct.dl_tensor
@@ -189,9 +187,7 @@ class OffsetArray:
 
     def __dlpack__(self, **keywords):
         capsule = self.array.__dlpack__(**keywords)
-        name, address = cap._managed(capsule)
-        struct = (cap.DLManagedTensorVersioned if name == b"dltensor_versioned" else
-                  cap.DLManagedTensor).from_address(address)
+        struct = cap.struct_of(capsule)[1]
         struct.dl_tensor.data -= PREFIX
         struct.dl_tensor.byte_offset += PREFIX
         return capsule
@@ -211,7 +207,8 @@ def prefixed(array):
 
 class AlignedExporter(dlc.PlantedParty):
     """The exporter of the pairs: correct, a partner only (no rows of its own), the NumPy of
-    /usr/bin/python3 underneath (DLPack 1.0 or later: read-only arrays cross versioned)."""
+    /usr/bin/python3 underneath (Debian's 1.24 exports legacy capsules, and refuses read-only
+    arrays)."""
     name = "numpy"
     planted = "aligned-exporter"
     partner_only = True

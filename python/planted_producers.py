@@ -105,9 +105,7 @@ HEAP_NAMES = {True: bytes(bytearray(b"dltensor_versioned")), False: bytes(bytear
 
 def _dl_tensor(capsule):
     """The DLTensor inside a capsule of either struct kind."""
-    name, address = cap._managed(capsule)
-    struct = cap.DLManagedTensorVersioned if name == b"dltensor_versioned" else cap.DLManagedTensor
-    return struct.from_address(address).dl_tensor
+    return cap.struct_of(capsule)[1].dl_tensor
 
 
 # What a planted producer states in the struct's dtype instead of the true one.

@@ -142,16 +142,16 @@ struct Call {
   const char* slot;
   PyObject* type;  // a strong reference
 };
+// A case takes the record before it asks and after (a consumer case makes two calls at most);
+// the calls of other checks in between are kept up to the room there is, the rest dropped.
 Call g_calls[64];
-size_t g_call_count = 0;  // past 64, the calls are counted but not kept
+size_t g_call_count = 0;
 
 void record_call(size_t table, const char* slot, void* py_object) noexcept {
-  if (g_call_count < sizeof g_calls / sizeof g_calls[0]) {
-    PyObject* type = reinterpret_cast<PyObject*>(Py_TYPE(static_cast<PyObject*>(py_object)));
-    Py_INCREF(type);
-    g_calls[g_call_count] = {table, slot, type};
-  }
-  ++g_call_count;
+  if (g_call_count == sizeof g_calls / sizeof g_calls[0]) return;
+  PyObject* type = reinterpret_cast<PyObject*>(Py_TYPE(static_cast<PyObject*>(py_object)));
+  Py_INCREF(type);
+  g_calls[g_call_count++] = {table, slot, type};
 }
 
 float element(const Planted* p, int64_t i, int64_t j) noexcept {
@@ -604,14 +604,11 @@ PyObject* unexpressible(PyObject*, PyObject* type) {
   return obj;
 }
 
-// take_calls(): the calls recorded since the last take_calls, as (table, slot, type) tuples,
-// and the count of those past the record's 64 places; the record is emptied.
+// take_calls(): the calls recorded since the last take_calls, as (table, slot, type) tuples, in
+// order; the record is emptied.
 PyObject* take_calls(PyObject*, PyObject*) {
-  const size_t kept = g_call_count < sizeof g_calls / sizeof g_calls[0]
-                          ? g_call_count
-                          : sizeof g_calls / sizeof g_calls[0];
-  PyObject* calls = PyList_New(static_cast<Py_ssize_t>(kept));
-  for (size_t i = 0; i < kept; ++i) {
+  PyObject* calls = PyList_New(static_cast<Py_ssize_t>(g_call_count));
+  for (size_t i = 0; i < g_call_count; ++i) {
     if (calls != nullptr) {
       PyObject* row = Py_BuildValue("(ssO)", kNames[g_calls[i].table], g_calls[i].slot,
                                     g_calls[i].type);
@@ -620,10 +617,8 @@ PyObject* take_calls(PyObject*, PyObject*) {
     }
     Py_DECREF(g_calls[i].type);
   }
-  const size_t dropped = g_call_count - kept;
   g_call_count = 0;
-  if (calls == nullptr) return nullptr;
-  return Py_BuildValue("(Nn)", calls, static_cast<Py_ssize_t>(dropped));
+  return calls;
 }
 
 // table_capsule(name): a new capsule of that planted table, as its type publishes it.
@@ -639,8 +634,8 @@ PyObject* named_table_capsule(PyObject*, PyObject* name) {
 
 PyMethodDef module_methods[] = {
     {"take_calls", take_calls, METH_NOARGS,
-     "take_calls(): ([(table, slot, type)], dropped): each table's from_py_object calls since "
-     "the last take_calls, in order, and how many were past the record's room."},
+     "take_calls(): [(table, slot, type)]: each table's from_py_object calls since the last "
+     "take_calls, in order (at most 64 kept)."},
     {"table_capsule", named_table_capsule, METH_O,
      "table_capsule(name): a new capsule of the planted table `name`."},
     {"names", names, METH_NOARGS, "The planted tables' names: each is a type of this module."},

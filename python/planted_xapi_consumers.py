@@ -2,8 +2,9 @@
 through the table its type publishes (__dlpack_c_exchange_api__), each with one defect, for
 `dlconform matrix --no-builtin --adapter python/planted_xapi_consumers.py --filter
 'xapi-consumer/*'` (reports/planted-xapi-consumers.json). They call the table's slots through
-ctypes, with the GIL held, as a C consumer would. xapi_consumers_test.py checks that each is
-caught with its class and rule on its case, and on no other; the correct one has no finding.
+ctypes (dlconform_capsule's DLPackExchangeAPI), with the GIL held, as a C consumer would.
+xapi_consumers_test.py checks that each is caught with its class and rule on its case, and on no
+other; the correct one has no finding.
 
   xapi-correct-consumer  the table of type(obj), cached per type; an owning tensor
                          (managed_tensor_from_py_object_no_sync), its deleter called when the
@@ -28,32 +29,6 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "rep
 import dlconform_capsule as cap  # noqa: E402  (beside this file, in reproducers/)
 
 ATTRIBUTE = "__dlpack_c_exchange_api__"
-
-
-class Header(ctypes.Structure):
-    _fields_ = [("version", cap.DLPackVersion), ("prev_api", ctypes.c_void_p)]
-
-
-class Table(ctypes.Structure):  # DLPackExchangeAPI, dlpack.h v1.3
-    _fields_ = [("header", Header), ("managed_tensor_allocator", ctypes.c_void_p),
-                ("managed_tensor_from_py_object_no_sync", ctypes.c_void_p),
-                ("managed_tensor_to_py_object_no_sync", ctypes.c_void_p),
-                ("dltensor_from_py_object_no_sync", ctypes.c_void_p),
-                ("current_work_stream", ctypes.c_void_p)]
-
-
-# The slots take a PyObject* and need the GIL: PYFUNCTYPE keeps it, and raises the Python error a
-# slot sets with -1.
-FROM_PY_OBJECT = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object,
-                                   ctypes.POINTER(ctypes.POINTER(cap.DLManagedTensorVersioned)))
-DLTENSOR_FROM_PY_OBJECT = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object,
-                                            ctypes.POINTER(cap.DLTensor))
-_capsule_pointer = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.py_object, ctypes.c_char_p)(
-    ("PyCapsule_GetPointer", ctypes.pythonapi))
-
-
-def table_of(capsule):
-    return Table.from_address(_capsule_pointer(capsule, b"dlpack_exchange_api"))
 
 
 class Imported:
@@ -84,7 +59,7 @@ class Consumer:
     def table(self, obj):
         kind = type(obj)
         if kind not in self.tables:
-            self.tables[kind] = table_of(getattr(kind, ATTRIBUTE))
+            self.tables[kind] = cap.exchange_table(getattr(kind, ATTRIBUTE))
         return self.tables[kind]
 
     def from_dlpack(self, obj):
@@ -95,19 +70,20 @@ class Consumer:
 
     def take(self, table, obj):
         out = ctypes.POINTER(cap.DLManagedTensorVersioned)()
-        FROM_PY_OBJECT(table.managed_tensor_from_py_object_no_sync)(obj, ctypes.byref(out))
+        cap.FROM_PY_OBJECT(table.managed_tensor_from_py_object_no_sync)(obj, ctypes.byref(out))
         return Imported(out.contents.dl_tensor, owned=out)
 
 
 class InstanceLookup(Consumer):
     def table(self, obj):
-        return table_of(getattr(obj, ATTRIBUTE))  # the planted lookup: the instance's first
+        # The planted lookup: the instance's attribute first, shadowing the type's.
+        return cap.exchange_table(getattr(obj, ATTRIBUTE))
 
 
 class FirstTable(Consumer):
     def table(self, obj):
         if not self.tables:
-            self.tables[None] = table_of(getattr(type(obj), ATTRIBUTE))
+            self.tables[None] = cap.exchange_table(getattr(type(obj), ATTRIBUTE))
         return self.tables[None]  # the planted cache: one table for every type
 
 
@@ -116,7 +92,8 @@ class BorrowsDltensor(Consumer):
         if not table.dltensor_from_py_object_no_sync:  # "This function can be NULL"
             return super().take(table, obj)
         tensor = cap.DLTensor()
-        DLTENSOR_FROM_PY_OBJECT(table.dltensor_from_py_object_no_sync)(obj, ctypes.byref(tensor))
+        fill = cap.DLTENSOR_FROM_PY_OBJECT(table.dltensor_from_py_object_no_sync)
+        fill(obj, ctypes.byref(tensor))
         return Imported(tensor)  # the planted view: nothing keeps obj, or the DLTensor, alive
 
 

@@ -10,6 +10,13 @@ class TVMFFI(Framework):
     strides = "positive negative zero overlapping"
     writable_concept = False
 
+    def __init__(self):
+        super().__init__()
+        # An FFI function's tensor argument is converted through its type's exchange-API table
+        # (looked up on the class), and handed back through the same table's to_py_object.
+        echo = self.module.get_global_func("testing.echo", allow_missing=True)
+        self.xapi_imports = {"ffi-call": echo} if echo is not None else {}
+
     def from_np(self, array):
         self._keep = array.copy()
         return self.module.from_dlpack(self._keep)
@@ -24,13 +31,6 @@ class TVMFFI(Framework):
             self._keep_view = view
             return self.module.from_dlpack(view)
         raise Unsupported(kind)
-
-    def __init__(self):
-        super().__init__()
-        # An FFI function's tensor argument is converted through its type's exchange-API table
-        # (looked up on the class), and handed back through the same table's to_py_object.
-        echo = self.module.get_global_func("testing.echo", allow_missing=True)
-        self.xapi_imports = {"ffi-call": echo} if echo is not None else {}
 
     def to_np(self, value):
         return self.np.from_dlpack(value)

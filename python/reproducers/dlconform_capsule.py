@@ -258,6 +258,14 @@ def _managed(cap):
     return name, _capsule_pointer(cap, name)
 
 
+def struct_of(cap):
+    """(name, struct) of a capsule: its DLManagedTensorVersioned when it is named
+    dltensor_versioned, else its DLManagedTensor."""
+    name, address = _managed(cap)
+    kind = DLManagedTensorVersioned if name == _VERSIONED else DLManagedTensor
+    return name, kind.from_address(address)
+
+
 def name_of(cap):
     """A capsule's name: "dltensor", or "used_dltensor" once a consumer took it (LIFE-1)."""
     return _capsule_name(cap).decode()
@@ -284,47 +292,63 @@ def name_in_loaded_object(cap):
 
 def flags(cap):
     """The flags of a dltensor_versioned capsule."""
-    name, address = _managed(cap)
+    name, struct = struct_of(cap)
     if name != _VERSIONED:
         raise ValueError(f"expected a dltensor_versioned capsule but found {name!r}")
-    return DLManagedTensorVersioned.from_address(address).flags
+    return struct.flags
 
 
 def strides_of(cap):
     """The strides of a capsule's tensor (in elements), or None where it has none (compact)."""
-    name, address = _managed(cap)
-    struct = DLManagedTensorVersioned if name == _VERSIONED else DLManagedTensor
-    t = struct.from_address(address).dl_tensor
+    t = struct_of(cap)[1].dl_tensor
     return None if not t.strides else tuple(t.strides[i] for i in range(t.ndim))
 
 
 def dtype_of(cap):
     """(code, bits, lanes) of a capsule's tensor."""
-    name, address = _managed(cap)
-    struct = DLManagedTensorVersioned if name == _VERSIONED else DLManagedTensor
-    d = struct.from_address(address).dl_tensor.dtype
+    d = struct_of(cap)[1].dl_tensor.dtype
     return (d.code, d.bits, d.lanes)
 
 
 def device_of(cap):
     """(device_type, device_id) of a capsule's tensor."""
-    name, address = _managed(cap)
-    struct = DLManagedTensorVersioned if name == _VERSIONED else DLManagedTensor
-    d = struct.from_address(address).dl_tensor.device
+    d = struct_of(cap)[1].dl_tensor.device
     return (d.device_type, d.device_id)
+
+
+class DLPackExchangeAPIHeader(ctypes.Structure):
+    _fields_ = [("version", DLPackVersion), ("prev_api", ctypes.c_void_p)]
+
+
+class DLPackExchangeAPI(ctypes.Structure):  # dlpack.h v1.3, the slots as addresses
+    _fields_ = [("header", DLPackExchangeAPIHeader),
+                ("managed_tensor_allocator", ctypes.c_void_p),
+                ("managed_tensor_from_py_object_no_sync", ctypes.c_void_p),
+                ("managed_tensor_to_py_object_no_sync", ctypes.c_void_p),
+                ("dltensor_from_py_object_no_sync", ctypes.c_void_p),
+                ("current_work_stream", ctypes.c_void_p)]
+
+
+# The from_py_object slots take a PyObject* and need the GIL: PYFUNCTYPE keeps it, and raises the
+# Python error a slot sets with -1.
+FROM_PY_OBJECT = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object,
+                                   ctypes.POINTER(ctypes.POINTER(DLManagedTensorVersioned)))
+DLTENSOR_FROM_PY_OBJECT = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object,
+                                            ctypes.POINTER(DLTensor))
+
+
+def exchange_table(capsule):
+    """The DLPackExchangeAPI table of a dlpack_exchange_api capsule."""
+    return DLPackExchangeAPI.from_address(_capsule_pointer(capsule, b"dlpack_exchange_api"))
 
 
 def xapi_from_py_object(obj):
     """The DLTensor (a DLTensor view of the owning struct, which leaks) that type(obj)'s C
-    exchange API makes of obj: the table's fifth word is managed_tensor_from_py_object_no_sync
-    (after version, prev_api and the allocator). Called with the GIL held, so that an error the
-    function sets is raised here."""
-    table = _capsule_pointer(type(obj).__dlpack_c_exchange_api__, b"dlpack_exchange_api")
-    slots = (ctypes.c_void_p * 4).from_address(table)
-    from_py_object = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object,
-                                       ctypes.POINTER(ctypes.c_void_p))(slots[3])
-    out = ctypes.c_void_p()
-    if from_py_object(obj, ctypes.byref(out)) != 0:
+    exchange API makes of obj through managed_tensor_from_py_object_no_sync. Called with the GIL
+    held, so that an error the function sets is raised here."""
+    table = exchange_table(type(obj).__dlpack_c_exchange_api__)
+    out = ctypes.POINTER(DLManagedTensorVersioned)()
+    if FROM_PY_OBJECT(table.managed_tensor_from_py_object_no_sync)(obj, ctypes.byref(out)) != 0:
         raise RuntimeError("from_py_object returned -1 without a Python exception")
-    return DLManagedTensorVersioned.from_address(out.value).dl_tensor
+    return out.contents.dl_tensor
 
