@@ -107,4 +107,10 @@ bool in_loaded_image(const void* p);
 PyObject* capsule_name_storage(PyObject*, PyObject* args);
 PyObject* static_capsule_names(PyObject*, PyObject*);
 
+// bridge_gil.cpp: a producer's deleter called on a thread without the GIL (LIFE-7):
+// take_for_thread(capsule) takes the struct as a consumer does, delete_off_thread(handle,
+// versioned) calls its deleter there and counts its Python allocator calls without the GIL.
+PyObject* take_for_thread(PyObject*, PyObject* args);
+PyObject* delete_off_thread(PyObject*, PyObject* args);
+
 }  // namespace dlc::bridge

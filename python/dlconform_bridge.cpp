@@ -680,6 +680,12 @@ PyMethodDef module_methods[] = {
     {"release_while_raising", release_while_raising, METH_VARARGS,
      "release_while_raising(obj): (kept, pending): obj.__dlpack__()'s capsule dropped unconsumed "
      "while a RuntimeError is pending, and whether it still is."},
+    {"take_for_thread", take_for_thread, METH_VARARGS,
+     "take_for_thread(capsule): (handle, versioned), the capsule renamed used_* as a consumer "
+     "takes it, or (None, why) when no consumer would take it so."},
+    {"delete_off_thread", delete_off_thread, METH_VARARGS,
+     "delete_off_thread(handle, versioned): (finished, calls, first): the deleter called on a "
+     "thread without the GIL, and its PyMem_*/PyObject_* calls made without it (LIFE-7)."},
     {"judge_used_capsule", judge_used_capsule, METH_VARARGS,
      "judge_used_capsule(facts): a capsule consumed already, handed again (LIFE-8)."},
     {"judge_write_through", judge_write_through, METH_VARARGS,

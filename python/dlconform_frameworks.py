@@ -62,9 +62,9 @@ from dlconform_asks import plan_consumer_calls
 from dlconform_devices import on_device, plan_device_cases
 from dlconform_imports import (expected_of, framework_imports, late_refusal, logical,
                                used_capsule)
-from dlconform_negotiation import (NEGOTIATION, STREAM_ASKS, capsule_names, device_answer,
-                                   device_asks, dropped_during_exception, exporter_bad_input,
-                                   negotiation, xapi, xapi_unexpressible)
+from dlconform_negotiation import (NEGOTIATION, STREAM_ASKS, capsule_names, deleter_off_thread,
+                                   device_answer, device_asks, dropped_during_exception,
+                                   exporter_bad_input, negotiation, xapi, xapi_unexpressible)
 from dlconform_parties import environment_frameworks, libraries_under_test
 from dlconform_workers import (Case, HeldCapsule, adapter_raised, ask_capsule, capsule_finding,
                                clean, device_finding, outcome, released, run_all, takes_layout)
@@ -604,6 +604,9 @@ def plan(frameworks, producers_dir, env):
                               fw.name.split(".")[0], own, "dlconform-caller", "v1.3",
                               "dropped-during-exception", dropped_during_exception(fw), "LIFE-2",
                               (fw,)))
+            cases.append(Case(f"negotiation/{env}/{own}/deleter-off-thread", "negotiation",
+                              fw.name.split(".")[0], own, "dlconform-caller", "v1.3",
+                              "deleter-off-thread", deleter_off_thread(fw), "LIFE-7", (fw,)))
             cases.append(Case(f"negotiation/{env}/{own}/capsule-names", "negotiation",
                               fw.name.split(".")[0], own, "dlconform-caller", "v1.3",
                               "capsule-names", capsule_names(fw), "LIFE-1", (fw,)))

@@ -14,6 +14,9 @@ dlconform_frameworks.py (the cases negotiation/ENV/FW/ASK and xapi/ENV/FW/CHECK)
   negotiation/ENV/A@V/K1,K2   two keywords together (P-49): each does what it does alone.
   negotiation/ENV/A@V/dropped-during-exception   a capsule dropped unconsumed while a RuntimeError
       propagates: the exception kept, the array released (LIFE-2).
+  negotiation/ENV/A@V/deleter-off-thread   a capsule taken as a C consumer takes it and its
+      deleter called on a thread that holds no GIL, the array dropped first: no Python allocator
+      call without the GIL (LIFE-7, python_spec.rst).
   negotiation/ENV/A@V/[API/]capsule-names   the names of A's versioned and legacy capsules (or
       of those its own exporter API makes) lie in a loaded object, statically allocated (LIFE-1,
       python_spec.rst).
@@ -23,13 +26,14 @@ dlconform_frameworks.py (the cases negotiation/ENV/FW/ASK and xapi/ENV/FW/CHECK)
       tensor of the values A says it holds (XAPI-5; another exception is SHOULD)."""
 import gc
 import sys
+import weakref
 
 import _dlconform as bridge
 from dlconform_adapter import Unsupported, make_array
 from dlconform_imports import expected_of
-from dlconform_workers import (HeldCapsule, adapter_raised, buffer_error_finding, capsule_finding,
-                               clean, device_ints, device_of, error_words, export_address,
-                               heap_name_finding, is_capsule, outcome, released,
+from dlconform_workers import (HeldCapsule, adapter_raised, ask_capsule, buffer_error_finding,
+                               capsule_finding, clean, device_ints, device_of, error_words,
+                               export_address, heap_name_finding, is_capsule, outcome, released,
                                signature_finding, wrong_refusal)
 
 NEGOTIATION = [("max_version=none", ()), ("max_version=0.8", (("max_version", (0, 8)),)),
@@ -215,6 +219,51 @@ def dropped_during_exception(fw):
                 f"kept {sys.getrefcount(value) - before} more reference(s)"), "")
         return ("pass", "", "", "", "dropped unconsumed during a RuntimeError: the exception "
                 "kept, the array released")
+    return body
+
+
+def deleter_off_thread(fw):
+    """A capsule of fw's taken as a consumer in C takes it, and its deleter called on a thread
+    of its own that holds no GIL, once nothing else holds the array (python_spec.rst: the deleter
+    "must ensure that sharing beyond Python boundaries is possible; the GIL must be acquired
+    explicitly if it uses Python objects or API"). The bridge counts the deleter's calls into
+    Python's allocator made without the GIL (LIFE-7, MUST). A deleter that uses no Python, or takes
+    the GIL, or leaves the release to a thread that holds it, passes."""
+    def body():
+        value = plain_array(fw, (2, 2))
+        try:
+            capsule = ask_capsule(value)
+        except Exception as e:  # a refusal: the max_version rows judge it
+            if adapter_raised(e, (fw,)):
+                raise
+            return ("skip", "", "", "", f"n/a: __dlpack__() raised {type(e).__name__}: "
+                    f"{clean(e)[:160]}")
+        if not is_capsule(capsule):
+            return ("skip", "", "", "", "n/a: __dlpack__() returned no capsule (the max_version "
+                    "rows judge that)")
+        handle, versioned = bridge.take_for_thread(capsule)
+        if handle is None:
+            return ("skip", "", "", "", f"n/a: {versioned}")
+        try:
+            watch = weakref.ref(value)
+        except TypeError:  # no weak references to fw's arrays: the release goes unseen
+            watch = None
+        del value, capsule
+        gc.collect()  # the struct's reference is the last one, so its deleter releases the array
+        finished, calls, first = bridge.delete_off_thread(handle, versioned)
+        if not finished:
+            return outcome(bridge.make_finding(
+                "producer-violation", "LIFE-7", f"expected {fw.label}'s deleter, called on a "
+                "thread that holds no GIL, to return but it had not after 5 s"), "")
+        if calls:
+            return outcome(bridge.make_finding(
+                "producer-violation", "LIFE-7", f"expected {fw.label}'s deleter, called on a "
+                f"thread that holds no GIL, to take the GIL before it uses Python but found "
+                f"{calls} call(s) of Python's allocator without it (the first: {first})"), "")
+        seen = ("the array not watched (no weak reference)" if watch is None else
+                "the array released" if watch() is None else "the array still alive after it")
+        return ("pass", "", "", "", f"the deleter run on a thread without the GIL: no Python "
+                f"allocator call without it; {seen}")
     return body
 
 

@@ -70,6 +70,9 @@ correct one has no finding.
   heap-capsule-name    names its capsules with bytes objects, heap memory, where python_spec.rst
                        wants the names statically allocated (LIFE-1): the capsule keeps the
                        pointer, which dangles once the bytes' owner dies (as ctypes exporters do)
+  deleter-without-gil  its deleter releases a Python object of its own before it takes the GIL
+                       (LIFE-7): right where a Python consumer calls it, wrong on a thread of a
+                       C consumer that holds no GIL
 """
 import ctypes
 import mmap
@@ -193,6 +196,9 @@ class Array:
             ctypes.memmove(tensor.data, stored, len(stored))
         if self.planted == "caches-one-struct":
             self.cached = cap._managed(capsule)
+        if self.planted == "deleter-without-gil":
+            _, address = cap._managed(capsule)
+            planted_capsules.release_without_gil(address, versioned, bytearray(16))
         if self.planted == "returns-bytes":  # the struct's bytes, where a capsule was due
             _, address = cap._managed(capsule)
             return ctypes.string_at(address, ctypes.sizeof(
@@ -451,3 +457,7 @@ class FlagsOwnMemoryCopied(Planted):
 
 class HeapCapsuleName(Planted):
     planted = "heap-capsule-name"
+
+
+class DeleterWithoutGil(Planted):
+    planted = "deleter-without-gil"

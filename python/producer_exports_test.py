@@ -110,12 +110,14 @@ EXPECTED = {
                                "producer-violation LAY-4"},
     # Both of its names, versioned first: the first one judged fails the case.
     "heap-capsule-name": {"capsule-names": "producer-violation LIFE-1"},
+    # Its deleter run on a thread without the GIL releases an object there.
+    "deleter-without-gil": {"deleter-off-thread": "producer-violation LIFE-7"},
 }
 CASES = ("dlconform-consumer@v1.3/f32_2x3", "dlconform-consumer@v1.3/exported-3-times",
          "dlconform-consumer@v1.3/source-deleted", "stream=None", "stream=1", "stream=-1",
          "max_version=1.3", "max_version=bare-int", "copy=True", "copy=False", "dl_device=cuda",
          "dl_device=cpu,copy=True", "dl_device=cpu,copy=False", "max_version=1.0,copy=True",
-         "dl_device=cuda,copy=True", "capsule-names",
+         "dl_device=cuda,copy=True", "capsule-names", "deleter-off-thread",
          "dlconform-consumer@v1.3/unexpressible/big-endian",
          "dlconform-consumer@v1.3/unexpressible/odd-byte-strides",
          "dlconform-consumer@v1.3/narrow/float4_e2m1fn",
