@@ -70,6 +70,7 @@
 #define DLC_BUG_reads_scalar_strides 34
 #define DLC_BUG_reads_high_bits_first 35
 #define DLC_BUG_renames_without_suffix 36
+#define DLC_BUG_dltensor_at_40 37
 #ifndef DLC_BUG
 #define DLC_BUG none
 #endif
@@ -158,6 +159,11 @@ bool is_narrow_float(const DLTensor& t) { return t.dtype.code >= 15 && t.dtype.c
 DLTensor* tensor_of(const Imported& t) {
 #if DLC_HDR_MAJOR >= 1
   if (t.kind == DLC_STRUCT_VERSIONED) {
+    // The planted layout bug (LAY-3): dl_tensor looked for at offset 40, behind a 64-bit field
+    // after flags that the struct does not have; its last field then lies past the 80 bytes.
+    if (kBug == DLC_BUG_dltensor_at_40) {
+      return reinterpret_cast<DLTensor*>(static_cast<char*>(t.pointer) + 40);
+    }
     return &static_cast<struct DLManagedTensorVersioned*>(t.pointer)->dl_tensor;
   }
 #endif
