@@ -94,6 +94,17 @@ void set_input_broken(const dlc::Rule* rules, int count) {
   g_input_broken_count = std::min(count, kMaxEdges);
   std::copy_n(rules, g_input_broken_count, g_input_broken);
 }
+
+namespace {
+
+// Whether the input in flight breaks `rule` (a MUST rule that binds consumers too).
+bool input_breaks(dlc::Rule rule) {
+  return std::find(g_input_broken, g_input_broken + g_input_broken_count, rule) !=
+         g_input_broken + g_input_broken_count;
+}
+
+}  // namespace
+
 void note_once(const dlc::Finding& f, const char* context) {
   static bool said[256] = {};
   const size_t index = static_cast<size_t>(f.cls) % std::size(said);
@@ -264,7 +275,17 @@ void on_sanitizer_death() {
   dlc::Rule rule = dlc::Rule::none;
 #if DLC_HAS_ASAN
   if (__asan_report_present() != 0 && g_input != nullptr) {
-    rule = null_field_rule(*g_input, reinterpret_cast<uintptr_t>(__asan_get_report_address()));
+    // A size that came out negative or past any allocation (MLX's memmove, or its malloc, of a
+    // span it computes unchecked) has no address a field explains: the storage size overflowed,
+    // LAY-10, when the input's does. gcc's ASan reports MLX's as the first, clang's as the second.
+    const char* description = __asan_get_report_description();
+    if (description != nullptr && (std::strcmp(description, "negative-size-param") == 0 ||
+                                   std::strcmp(description, "allocation-size-too-big") == 0 ||
+                                   std::strcmp(description, "calloc-overflow") == 0)) {
+      rule = input_breaks(dlc::Rule::LAY_10) ? dlc::Rule::LAY_10 : dlc::Rule::none;
+    } else {
+      rule = null_field_rule(*g_input, reinterpret_cast<uintptr_t>(__asan_get_report_address()));
+    }
   }
 #endif
   write_stderr("dlconform fuzz: sanitizer-report");
@@ -546,11 +567,13 @@ DLC_NO_COVERAGE Built build_tensor(const TensorInput& in, bool versioned,
     data = static_cast<uint8_t*>(keep(arena.alloc(0, 1, DLC_ALLOC_DATA)));  // invalid: nothing
   }
   g_no_storage = plan.kind == StoragePlan::kEmpty;
-  // Why it has none: an element of no bytes (DT-1: lanes or bits of 0), else a storage size that
+  // Why it has none: a negative ndim (LAY-1: no axes to count, dpnp reads its value from
+  // range(-1)), an element of no bytes (DT-1: lanes or bits of 0), else a storage size that
   // overflows or a negative extent (LAY-10). A read through it is named by that, whatever else
   // the input breaks first (torch reading NULL strides of an overflowing shape is LAY-10's).
-  g_no_storage_rule = in.dtype.lanes == 0 || in.dtype.bits == 0 ? dlc::Rule::DT_1
-                                                                : dlc::Rule::LAY_10;
+  g_no_storage_rule = in.ndim < 0                                  ? dlc::Rule::LAY_1
+                      : in.dtype.lanes == 0 || in.dtype.bits == 0 ? dlc::Rule::DT_1
+                                                                  : dlc::Rule::LAY_10;
 
   dlc::abi::Tensor t{};
   t.data = data;

@@ -6,6 +6,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -40,14 +41,30 @@ namespace {
 dlc::Suppressions g_known;            // $DLCONFORM_KNOWN: the importer's known bugs
 uint64_t g_known_seen[64] = {};       // how often each rule's known finding came up
 std::string g_known_except;           // $DLCONFORM_KNOWN_EXCEPT: the rule a replay must show
+// $DLCONFORM_KNOWN_VIA ("PARTY HOW"): a library whose importer the one under test is, or calls
+// (the python-importer plugin finds NumPy's from_dlpack in array-api-strict's). Its known bugs
+// are met under the importer's own name; they are routed as known, and named as that party's.
+dlc::PartyRef g_known_via;
+std::string g_known_via_how;
+
+// Whether `rule` is known for `party`, unless it is the one a replay shows.
+bool is_known_for(dlc::Rule rule, const dlc::PartyRef& party) {
+  return rule != dlc::Rule::none && !party.name.empty() && g_known_except != dlc::id_of(rule) &&
+         dlc::find_suppression(g_known, dlc::id_of(rule), dlc::Role::consumer, party) != nullptr;
+}
 
 }  // namespace
 
 void say_known_once(dlc::Rule rule, const char* lead, const char* words) {
-  if (g_known_seen[static_cast<size_t>(rule) % 64]++ == 0) {
-    std::fprintf(stderr, "dlconform fuzz: known %s of %s@%s, going on: %s%s\n", dlc::id_of(rule),
-                 under_test().name.c_str(), under_test().header.c_str(), lead, words);
+  if (g_known_seen[static_cast<size_t>(rule) % 64]++ != 0) return;
+  if (!is_known_for(rule, under_test()) && is_known_for(rule, g_known_via)) {
+    std::fprintf(stderr, "dlconform fuzz: known %s of %s, going on: reached through %s@%s (%s); "
+                 "%s%s\n", dlc::id_of(rule), g_known_via.name.c_str(), under_test().name.c_str(),
+                 under_test().header.c_str(), g_known_via_how.c_str(), lead, words);
+    return;
   }
+  std::fprintf(stderr, "dlconform fuzz: known %s of %s@%s, going on: %s%s\n", dlc::id_of(rule),
+               under_test().name.c_str(), under_test().header.c_str(), lead, words);
 }
 
 
@@ -64,13 +81,25 @@ void load_known_bugs() {
     g_known_except = except;
     std::erase_if(g_known.entries, [&](const dlc::Suppression& s) { return s.rule == except; });
   }
+  if (const char* via = std::getenv("DLCONFORM_KNOWN_VIA"); via != nullptr && *via != '\0') {
+    const std::string text = via;
+    const size_t space = text.find(' ');
+    g_known_via = {text.substr(0, space), under_test().header};
+    g_known_via_how = space == std::string::npos ? "" : text.substr(space + 1);
+    if (g_known_via.name != under_test().name) {
+      std::fprintf(stderr, "dlconform fuzz: known bugs of %s are routed for %s@%s too: %s\n",
+                   g_known_via.name.c_str(), under_test().name.c_str(),
+                   under_test().header.c_str(), g_known_via_how.c_str());
+    } else {
+      g_known_via = {};
+    }
+  }
 }
 
-// A known bug of the importer under test with this rule, unless it is the one a replay shows.
+// A known bug of the importer under test with this rule, or of the library its importer reaches
+// ($DLCONFORM_KNOWN_VIA), unless it is the one a replay shows.
 bool is_known(dlc::Rule rule) {
-  return rule != dlc::Rule::none && g_known_except != dlc::id_of(rule) &&
-         dlc::find_suppression(g_known, dlc::id_of(rule), dlc::Role::consumer, under_test()) !=
-             nullptr;
+  return is_known_for(rule, under_test()) || is_known_for(rule, g_known_via);
 }
 
 namespace {
@@ -197,6 +226,29 @@ bool child_has_time() {
   return static_cast<double>(g_child_ns) < g_child_share * elapsed;
 }
 
+// In the child: at most kChildMemory more address space than the parent held. A known bug that
+// allocates for an invalid tensor (NumPy's fresh array of 2^32 elements for NULL data) then meets
+// a failed allocation, not libFuzzer's malloc limit, whose hook would write an oom- file from the
+// child as if the parent had stopped.
+constexpr uint64_t kChildMemory = uint64_t{2} << 30;
+
+void limit_child_memory() {
+  const int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  char text[128] = {};
+  const ssize_t n = read(fd, text, sizeof text - 1);
+  close(fd);
+  if (n <= 0) return;
+  const uint64_t pages = std::strtoull(text, nullptr, 10);  // the first field: the whole VM
+  const uint64_t held = pages * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  rlimit limit{};
+  if (getrlimit(RLIMIT_AS, &limit) != 0) return;
+  const rlim_t wanted = static_cast<rlim_t>(held + kChildMemory);
+  if (limit.rlim_max != RLIM_INFINITY && wanted > limit.rlim_max) return;
+  limit.rlim_cur = wanted;
+  setrlimit(RLIMIT_AS, &limit);
+}
+
 // In the child: its findings go to the parent, its own words nowhere (a sanitizer's report on
 // a known bug would fill a campaign's log), a hang ends it, and the sanitizers' death callback is
 // ours rather than libFuzzer's (which would write a crash file).
@@ -210,6 +262,7 @@ void become_child(int pipe_fd, dlc::Rule known) {
   }
   signal(SIGALRM, SIG_DFL);
   alarm(kChildSeconds);
+  limit_child_memory();
 #if DLC_HAS_SANITIZER
   __sanitizer_set_death_callback(on_sanitizer_death);
 #endif

@@ -600,7 +600,9 @@ class ModuleAdapter(Framework):
         else:
             dtype = np.dtype(name_)
         out = np.empty(shape, dtype=dtype)
-        for index in np.ndindex(*shape):
+        # No element, no index: NumPy 2.4's ndindex makes a tuple of each extent's range first,
+        # and a size-0 import may have an extent of 2^31 beside its 0.
+        for index in np.ndindex(*shape) if out.size else ():
             out[index] = read(value[index] if index else value)  # a 0-d array converts itself
         # Python floats keep no NaN payload: where NumPy's own conversion (which may not go
         # through DLPack) agrees value for value, its exact bytes are the ones to compare.

@@ -19,6 +19,11 @@ import dlconform_adapter as dlc
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(dlc.__file__)), "reproducers"))
 import dlconform_capsule  # noqa: E402  (python/reproducers: reads and makes capsules)
 
+# Libraries whose importer another module's may be, or call: (party, module, function). A module
+# whose from_dlpack reaches one of them meets that library's bugs under its own name; the
+# harness routes them as that party's known bugs ($DLCONFORM_KNOWN_VIA).
+REACHABLE = (("python:numpy", "numpy", "from_dlpack"),)
+
 # The most bytes of a result read back: what the fuzz targets digest at most (tensor_input.hpp's
 # kMaxDigestedBytes).
 READ_BACK_LIMIT = 4 << 20
@@ -395,6 +400,37 @@ class Importer:
         chosen = os.environ.get("DLCONFORM_PYTHON_MODULE", "") or type(self.fw).__name__
         legacy = "" if self.asks_versioned else " (takes legacy capsules only)"
         return f"python:{chosen}", f"{self.fw.label} {self.api}{legacy}"
+
+    def reaches(self):
+        """(party, how) of a library of REACHABLE whose importer this one's is, or calls from
+        Python, seen on one import of a valid NumPy array; ("", "") when none. A C importer that
+        calls NumPy's from C is not seen."""
+        own = self.describe()[0]
+        if self.capsule_api is not None:
+            return "", ""
+        for party, module_name, function in REACHABLE:
+            target = getattr(sys.modules.get(module_name), function, None)
+            if party == own or not callable(target):
+                continue
+            calls_module = type(self.fw).import_ is dlc.Framework.import_
+            if calls_module and getattr(self.fw.module, "from_dlpack", None) is target:
+                return party, f"{self.fw.label}'s from_dlpack is {module_name}.{function}"
+            calls = []
+
+            def profile(frame, event, arg, target=target):
+                if event == "c_call" and arg is target:
+                    calls.append(frame.f_code.co_name)
+            before = sys.getprofile()
+            sys.setprofile(profile)
+            try:
+                self.fw.import_(self.np.arange(4, dtype="float32"))
+            except Exception:  # a refusal: nothing seen
+                pass
+            finally:
+                sys.setprofile(before)
+            if calls:
+                return party, f"{self.fw.label}'s from_dlpack calls {module_name}.{function}"
+        return "", ""
 
     def header(self):
         major, minor = self.fw.header()

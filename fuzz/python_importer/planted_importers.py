@@ -34,6 +34,12 @@ runtime fake_cuda_runtime.cpp as DLCONFORM_FUZZ_CUDART):
   CudaCopyingImporter    correct: takes CUDA tensors, read with the stand-in's kernel
   CudaReadsPastTheEnd    its kernel reads a page past the tensor: the device's error (out-of-bounds)
   CudaIgnoresByteOffset  reads a CUDA tensor from data, forgetting byte_offset (LAY-4): wrong data
+
+For an importer that is another library's (DLCONFORM_KNOWN_VIA, fuzz/known_bugs.cpp):
+
+  WrapsNumpy             NumPy's from_dlpack behind a function of its own, as a NumPy-based
+                         library has it, with nothing filed under its name: NumPy's known bugs
+                         are routed for it as NumPy's
 """
 import ctypes
 import functools
@@ -325,3 +331,8 @@ class CudaAssumesAlignment(CudaCopyingImporter):
 class CudaIgnoresByteOffset(CudaCopyingImporter):
     def origin(self, t):
         return t.data  # the planted bug: byte_offset forgotten, on the device
+
+
+class WrapsNumpy(dlc.builtin_adapter("numpy", "NumPy")):
+    def import_(self, obj, **keywords):
+        return self.np.from_dlpack(obj, **keywords)  # from Python, as array-api-strict calls it

@@ -237,6 +237,20 @@ bool start_importer(const char* sources) {
   } else {
     g_error = "the importer's describe/header/profile answered wrongly: " + fetch_python_error();
   }
+  // The library whose importer this one is, or calls (NumPy's, from array-api-strict's): its
+  // known bugs are routed for this one too (fuzz/known_bugs.cpp), unless the caller set
+  // $DLCONFORM_KNOWN_VIA itself (empty: none).
+  if (ok && std::getenv("DLCONFORM_KNOWN_VIA") == nullptr) {
+    PyObject* reaches = PyObject_CallMethod(g_importer, "reaches", nullptr);
+    if (reaches != nullptr && PyTuple_Check(reaches) && PyTuple_Size(reaches) == 2) {
+      const std::string party = dlc_adapter::python_text(PyTuple_GetItem(reaches, 0));
+      const std::string how = dlc_adapter::python_text(PyTuple_GetItem(reaches, 1));
+      if (!party.empty()) setenv("DLCONFORM_KNOWN_VIA", (party + " " + how).c_str(), 0);
+    } else {
+      PyErr_Clear();  // no such answer: nothing is routed through another library
+    }
+    Py_XDECREF(reaches);
+  }
   Py_XDECREF(description);
   Py_XDECREF(header);
   Py_XDECREF(profile);
