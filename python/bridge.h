@@ -101,6 +101,9 @@ PyObject* capsule_data(PyObject*, PyObject* args);
 PyObject* data_live(PyObject*, PyObject* args);
 PyObject* guarded_blocks(PyObject*, PyObject* args);
 PyObject* release_while_raising(PyObject*, PyObject* args);
+// The one argument of a module function, a PyCapsule (borrowed); nullptr with a TypeError set
+// when it is none.
+PyObject* capsule_argument(PyObject* args);
 // Whether p lies in a loaded object's segments (text, rodata, data, bss): statically allocated.
 // Heap memory and anonymous mappings are not.
 bool in_loaded_image(const void* p);

@@ -12,17 +12,23 @@
 #include "bridge.h"
 
 namespace dlc::bridge {
+PyObject* capsule_argument(PyObject* args) {
+  PyObject* capsule = nullptr;
+  if (!PyArg_ParseTuple(args, "O", &capsule)) return nullptr;
+  if (!PyCapsule_CheckExact(capsule)) {
+    PyErr_SetString(PyExc_TypeError, "expected a PyCapsule");
+    return nullptr;
+  }
+  return capsule;
+}
+
 namespace {
 
 // The one argument's capsule name and pointer; false, with a Python exception set, if it is
 // not a valid capsule.
 bool capsule_argument(PyObject* args, const char** name, void** pointer) {
-  PyObject* capsule = nullptr;
-  if (!PyArg_ParseTuple(args, "O", &capsule)) return false;
-  if (!PyCapsule_CheckExact(capsule)) {
-    PyErr_SetString(PyExc_TypeError, "expected a PyCapsule");
-    return false;
-  }
+  PyObject* capsule = dlc::bridge::capsule_argument(args);
+  if (capsule == nullptr) return false;
   *name = PyCapsule_GetName(capsule);
   *pointer = PyCapsule_GetPointer(capsule, *name);
   return *pointer != nullptr;
@@ -48,12 +54,8 @@ bool in_loaded_image(const void* p) {
 // capsule_name_storage(capsule): (name, static) of the name a capsule holds, static when its
 // bytes lie in a loaded object (python_spec.rst: the names "must be statically allocated").
 PyObject* capsule_name_storage(PyObject*, PyObject* args) {
-  PyObject* capsule = nullptr;
-  if (!PyArg_ParseTuple(args, "O", &capsule)) return nullptr;
-  if (!PyCapsule_CheckExact(capsule)) {
-    PyErr_SetString(PyExc_TypeError, "expected a PyCapsule");
-    return nullptr;
-  }
+  PyObject* capsule = capsule_argument(args);
+  if (capsule == nullptr) return nullptr;
   const char* name = PyCapsule_GetName(capsule);
   if (name == nullptr && PyErr_Occurred()) return nullptr;
   return Py_BuildValue("(sO)", name != nullptr ? name : "NULL",

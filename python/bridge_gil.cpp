@@ -142,12 +142,8 @@ struct DeleterRun {
 // struct to delete_off_thread; or (None, why) for a capsule no consumer would take this way (a
 // struct of another major, a NULL deleter).
 PyObject* take_for_thread(PyObject*, PyObject* args) {
-  PyObject* capsule = nullptr;
-  if (!PyArg_ParseTuple(args, "O", &capsule)) return nullptr;
-  if (!PyCapsule_CheckExact(capsule)) {
-    PyErr_SetString(PyExc_TypeError, "expected a PyCapsule");
-    return nullptr;
-  }
+  PyObject* capsule = capsule_argument(args);
+  if (capsule == nullptr) return nullptr;
   const char* name = PyCapsule_GetName(capsule);
   const dlc::abi::StructKind kind = dlc::abi::struct_kind_of_name(name);
   if (kind != dlc::abi::StructKind::versioned && kind != dlc::abi::StructKind::legacy) {
