@@ -64,7 +64,8 @@ from dlconform_imports import (expected_of, framework_imports, late_refusal, log
                                used_capsule)
 from dlconform_negotiation import (NEGOTIATION, STREAM_ASKS, capsule_names, deleter_off_thread,
                                    device_answer, device_asks, dropped_during_exception,
-                                   exporter_bad_input, negotiation, xapi, xapi_unexpressible)
+                                   exporter_bad_input, imported_device_answer, negotiation, xapi,
+                                   xapi_unexpressible)
 from dlconform_parties import environment_frameworks, libraries_under_test
 from dlconform_workers import (Case, HeldCapsule, adapter_raised, ask_capsule, capsule_finding,
                                clean, device_finding, outcome, released, run_all, takes_layout)
@@ -615,6 +616,11 @@ def plan(frameworks, producers_dir, env):
                                   "negotiation", fw.name.split(".")[0], own, "dlconform-caller",
                                   "v1.3", f"__dlpack_device__{suffix}", device_answer(fw, build),
                                   "DEV-1" if on_device(fw) else "DEV-2", (fw,)))
+        elif fw.imports and not on_device(fw):  # an importer whose arrays export nothing
+            cases.append(Case(f"negotiation/{env}/{own}/__dlpack_device__/import", "negotiation",
+                              fw.name.split(".")[0], own, "dlconform-caller", "v1.3",
+                              "__dlpack_device__/import", imported_device_answer(fw), "DEV-2",
+                              (fw,)))
         for api in sorted(fw.legacy_exports):  # its own exporters, handed no array of its
             cases.append(Case(f"negotiation/{env}/{own}/{api}/bad-input", "negotiation",
                               fw.name.split(".")[0], own, "dlconform-caller", "v1.3",

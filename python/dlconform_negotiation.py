@@ -11,6 +11,8 @@ dlconform_frameworks.py (the cases negotiation/ENV/FW/ASK and xapi/ENV/FW/CHECK)
   negotiation/ENV/A@V/__dlpack_device__[/0-d|/size-0|/view|/import]   two integers, (1, 0) for
       a CPU array (DEV-1, DEV-2), the same for a 0-d, a size-0 and a transposed array and for
       A's import of a NumPy array (a raise is unexpected-exception DEV-1).
+      An importer whose own arrays have no __dlpack__ gets /import alone, where its import
+      has __dlpack_device__ (the Array API's from_dlpack: on x's device when device is None).
   negotiation/ENV/A@V/K1,K2   two keywords together (P-49): each does what it does alone.
   negotiation/ENV/A@V/dropped-during-exception   a capsule dropped unconsumed while a RuntimeError
       propagates: the exception kept, the array released (LIFE-2).
@@ -435,6 +437,20 @@ def imported_array(fw):
         return fw.import_(fw.np.ones((2, 2), "float32"))
     except Exception as e:
         raise Unsupported(f"its import of a NumPy array failed: {type(e).__name__}") from None
+
+
+def imported_device_answer(fw):
+    """The device of fw's import of a NumPy array, for an importer whose own arrays export
+    nothing (the planted importers, MXNet): from_dlpack(x) without device= puts its result on
+    x's device (the Array API's from_dlpack: "must be on the same device as x"), the CPU (DEV-1,
+    as device_answer). A result without __dlpack_device__ says nothing: n/a."""
+    def body():
+        value = imported_array(fw)
+        if not callable(getattr(value, "__dlpack_device__", None)):
+            return ("skip", "", "", "", f"n/a: {type(value).__name__}, {fw.label}'s import of a "
+                    "NumPy array, has no __dlpack_device__")
+        return device_answer(fw, lambda: value)()
+    return body
 
 
 def device_answer(fw, build=None):

@@ -26,6 +26,11 @@ tensors it gets wrong, and on no other; the correct one has no finding at all.
                        nanobind's importers do, but never calls that struct's deleter
                        (deleter-never-called LIFE-3: the rename and the leak seen without the
                        capsule's end)
+  import-on-other-device  takes the tensor right, but its array says it lives in CUDA pinned
+                       host memory (kDLCUDAHost): from_dlpack(x) without device= must put the
+                       result on x's device, the CPU (producer-violation DEV-1 in
+                       negotiation/module/import-on-other-device@1/__dlpack_device__/import,
+                       reports/planted-importer-devices.json)
 
 The pairs (`--filter 'pairs/*'`, reports/planted-pairs.json): each importer imports the arrays of
 aligned-exporter, a correct exporter over NumPy that does what dlpack.h recommends for `data`
@@ -240,6 +245,18 @@ class AlignedExporter(dlc.PlantedParty):
         return bool(self.to_np(value).flags.writeable)
 
 
+class PinnedHostView(numpy.ndarray):
+    """A NumPy view whose __dlpack_device__ says CUDA pinned host memory (kDLCUDAHost, 3)."""
+
+    def __dlpack_device__(self):
+        return (3, 0)
+
+
+class ImportsOnOtherDevice(Importer):
+    def take(self, capsule):
+        return super().take(capsule).view(PinnedHostView)  # the planted device: not x's
+
+
 class Planted(dlc.PlantedParty):
     """The adapter of the correct importer, and the base of the planted ones' adapters."""
     name = "numpy"  # the module the interface imports; the arrays are NumPy views of the tensors
@@ -296,6 +313,11 @@ class NullStridesColumnMajorAdapter(Planted):
 class ScalarCopyLeaksAdapter(Planted):
     planted = "scalar-copy-leaks"
     library = ScalarCopyLeaks
+
+
+class ImportsOnOtherDeviceAdapter(Planted):
+    planted = "import-on-other-device"
+    library = ImportsOnOtherDevice
 
 
 class CapsuleApiKeepsNameAdapter(Planted):

@@ -10,7 +10,8 @@ cases that judge it. tools/coverage_test.py holds each row to those reports.
 The committed reports are reports/matrix.json and reports/gpu.json, and the main job's planted
 runs of the same build (PLANTED_REPORTS): reports/planted-consumers.json,
 reports/planted-producers.json, reports/planted-xapi.json, reports/planted-importers.json,
-reports/planted-pairs.json and reports/planted-xapi-consumers.json. A planted case is
+reports/planted-pairs.json, reports/planted-importer-devices.json and
+reports/planted-xapi-consumers.json. A planted case is
   - one whose id, producer name or consumer name holds `planted` (the planted C parties of
     harness/plan/planted_bugs.tsv and the CUDA ones), or
   - a case of a planted-*.json report whose party segment (the third segment of its id,
@@ -50,6 +51,7 @@ PLANTED_REPORTS = {
     "planted-xapi": os.path.join("python", "planted_xapi_expected.py"),
     "planted-importers": os.path.join("python", "planted_importers.py"),
     "planted-pairs": os.path.join("python", "planted_importers.py"),
+    "planted-importer-devices": os.path.join("python", "planted_importers.py"),
     "planted-xapi-consumers": os.path.join("python", "planted_xapi_consumers.py"),
 }
 MAIN_REPORTS = ("matrix",) + tuple(PLANTED_REPORTS)
@@ -256,7 +258,8 @@ def render(obligations, properties):
         "reports show: `reports/matrix.json`, `reports/gpu.json`, and the main job's planted runs",
         "of the same build, `reports/planted-consumers.json`, `reports/planted-producers.json`,",
         "`reports/planted-xapi.json`, `reports/planted-importers.json`,",
-        "`reports/planted-pairs.json` and `reports/planted-xapi-consumers.json`.",
+        "`reports/planted-pairs.json`, `reports/planted-importer-devices.json` and",
+        "`reports/planted-xapi-consumers.json`.",
         "",
         "- **judged**: a planted party's case under the row's `planted` globs fails in the",
         "  committed reports, under one of the row's rules, and its `real` globs match real",

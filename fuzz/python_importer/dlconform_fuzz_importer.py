@@ -403,8 +403,9 @@ class Importer:
 
     def reaches(self):
         """(party, how) of a library of REACHABLE whose importer this one's is, or calls from
-        Python, seen on one import of a valid NumPy array; ("", "") when none. A C importer that
-        calls NumPy's from C is not seen."""
+        Python, seen on one import of an exporter that refuses (no capsule reaches the importer
+        under test, whatever its bugs); ("", "") when none. A C importer that calls NumPy's from
+        C is not seen."""
         own = self.describe()[0]
         if self.capsule_api is not None:
             return "", ""
@@ -420,11 +421,17 @@ class Importer:
             def profile(frame, event, arg, target=target):
                 if event == "c_call" and arg is target:
                     calls.append(frame.f_code.co_name)
+            class Refusing:
+                def __dlpack__(self, **keywords):
+                    raise BufferError("dlconform probe: refused")
+
+                def __dlpack_device__(self):
+                    return (1, 0)
             before = sys.getprofile()
             sys.setprofile(profile)
             try:
-                self.fw.import_(self.np.arange(4, dtype="float32"))
-            except Exception:  # a refusal: nothing seen
+                self.fw.import_(Refusing())
+            except Exception:  # the probe's refusal, or the library's own words about it
                 pass
             finally:
                 sys.setprofile(before)
