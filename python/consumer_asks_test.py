@@ -66,12 +66,8 @@ def main():
     failures = 0
     for consumer, findings in EXPECTED.items():
         for ask in ASKS + (CAPSULE_ASKS if consumer in CAPSULE_API else ()):
-            case = seen.get(f"asks/module/{consumer}@1/{ask}")
-            want = findings.get(ask, "none")
-            got = planted_matrix.verdict(case)
-            ok = got == want
-            failures += not ok
-            print(f"{'ok  ' if ok else 'FAIL'} {consumer} {ask}: expected {want}, found {got}")
+            failures += planted_matrix.checked(f"{consumer} {ask}", findings.get(ask, "none"),
+                                               seen.get(f"asks/module/{consumer}@1/{ask}"))
     return 1 if failures else 0
 
 

@@ -24,12 +24,9 @@ def main():
         return 1
     failures = 0
     for importer in IMPORTERS:
-        case = seen.get(f"negotiation/module/{importer}@1/__dlpack_device__/import")
-        want = EXPECTED.get(importer, "none")
-        got = planted_matrix.verdict(case)
-        ok = got == want
-        failures += not ok
-        print(f"{'ok  ' if ok else 'FAIL'} {importer}: expected {want}, found {got}")
+        failures += planted_matrix.checked(
+            importer, EXPECTED.get(importer, "none"),
+            seen.get(f"negotiation/module/{importer}@1/__dlpack_device__/import"))
     return 1 if failures else 0
 
 

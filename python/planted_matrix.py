@@ -1,6 +1,7 @@
 """One `dlconform matrix --no-builtin` run on a planted adapter of this folder, for the tests
 that check each planted party is caught with its class and rule (consumer_asks_test.py,
-producer_exports_test.py, xapi_matrix_test.py, importer_rows_test.py).
+producer_exports_test.py, xapi_matrix_test.py, importer_rows_test.py, importer_devices_test.py),
+and checked(), the line each of them prints per case.
 
 Needs $DLCONFORM (the command) and $BRIDGE_PYTHON (the interpreter the bridge is built for)."""
 import json
@@ -33,3 +34,11 @@ def verdict(case):
     if case is None:
         return "missing"
     return f"{case['finding_class']} {case['rule_id']}" if case["finding_class"] else "none"
+
+
+def checked(label, want, case):
+    """Prints whether `case` has the verdict `want` ('CLASS RULE' or 'none'), named by `label`;
+    1 when it has not, else 0 (the tests sum them)."""
+    got = verdict(case)
+    print(f"{'ok  ' if got == want else 'FAIL'} {label}: expected {want}, found {got}")
+    return int(got != want)

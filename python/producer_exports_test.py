@@ -136,12 +136,8 @@ def main():
     failures = 0
     for producer, findings in EXPECTED.items():
         for case in CASES + tuple(c for c in findings if c not in CASES):  # and its own
-            found = seen.get(case_id(producer, case))
-            want = findings.get(case, "none")
-            got = planted_matrix.verdict(found)
-            ok = got == want
-            failures += not ok
-            print(f"{'ok  ' if ok else 'FAIL'} {producer} {case}: expected {want}, found {got}")
+            failures += planted_matrix.checked(f"{producer} {case}", findings.get(case, "none"),
+                                               seen.get(case_id(producer, case)))
     return 1 if failures else 0
 
 
