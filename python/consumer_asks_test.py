@@ -19,6 +19,7 @@ EXPECTED = {
     "correct-consumer": {},
     "retry-on-buffer-error": {"after-buffer-error": "retry-after-refusal VER-5"},
     "stream-zero": {ask: "stream-on-cpu STRM-1" for ask in EVERY_ASK},
+    "stream-minus-two": {ask: "bad-stream-value STRM-2" for ask in EVERY_ASK},
     "calls-twice": {ask: "second-dlpack-call VER-5" for ask in
                     ("plain", "after-type-error", "copy=True", "copy=False", "device=cpu") +
                     RETRIES},

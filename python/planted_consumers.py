@@ -8,6 +8,7 @@ that the correct one has no finding.
                          device= passed on as __dlpack__'s copy and dl_device
   retry-on-buffer-error  asks again without max_version after any error, BufferError included
   stream-zero            passes stream=0 to a CPU producer
+  stream-minus-two       passes stream=-2, below the -1 the Array API allows on any device
   calls-twice            calls __dlpack__ twice (once to peek at the version)
   no-max-version         a DLPack 1.3 consumer that never passes max_version
   copy-inverted          passes copy=not copy
@@ -158,6 +159,13 @@ class StreamZero(Planted):
 
     def keywords(self, copy, device):
         return dict(super().keywords(copy, device), stream=0)
+
+
+class StreamMinusTwo(Planted):
+    planted = "stream-minus-two"
+
+    def keywords(self, copy, device):
+        return dict(super().keywords(copy, device), stream=-2)
 
 
 class CallsTwice(Planted):

@@ -77,6 +77,17 @@ void judge_asks(const AskFacts& f, Finding* out) noexcept {
         return;
       }
     }
+    // The Array API's __dlpack__: the stream "must be an integer larger than or equal to -1"
+    // on any device (STRM-2; the bridge records a stream that is no int as -2). A valid one
+    // handed to a CPU producer is STRM-1's.
+    if (c.stream_given && c.stream < -1) {
+      auto w = out->set(FindingClass::bad_stream_value);
+      w.add("expected ").add(f.consumer_label)
+          .add(" to pass a stream of None or an integer >= -1, as the Array API's __dlpack__ says, "
+               "but found ");
+      call_text(w, c);
+      return;
+    }
     if (c.stream_given && f.producer_device.device_type == 1) {
       auto w = out->set(FindingClass::stream_on_cpu);
       w.add("expected stream=None on a CPU producer but found ");

@@ -526,6 +526,9 @@ TEST_CASE("judge: how a consumer asks (VER-5, STRM-1, STRM-3, STRM-4)", "[unit]"
   device.kind = A::Kind::device;
   A stream_zero = ask(true);
   stream_zero.stream_given = true;
+  A stream_minus_two = ask(true);  // below -1, or no int at all (the bridge records -2)
+  stream_minus_two.stream_given = true;
+  stream_minus_two.stream = -2;
   A copy_true = ask(true), copy_false = ask(true), to_cuda = ask(true);
   copy_true.copy = 1;
   copy_false.copy = 0;
@@ -560,6 +563,7 @@ TEST_CASE("judge: how a consumer asks (VER-5, STRM-1, STRM-3, STRM-4)", "[unit]"
       {"adds max_version on the retry", {ask(false, A::Answer::type_error), ask(true)}, true, -1, false, {0, 8}, "retry-after-refusal VER-5"},
       {"calls twice", {ask(true), ask(true)}, true, -1, false, {1, 3}, "second-dlpack-call VER-5"},
       {"stream=0 on the CPU", {stream_zero}, true, -1, false, {1, 3}, "stream-on-cpu STRM-1"},
+      {"stream=-2 on the CPU", {stream_minus_two}, true, -1, false, {1, 3}, "bad-stream-value STRM-2"},
       {"copy=True passed on", {copy_true}, true, 1, false, {1, 3}, "none"},
       {"copy=True turned into False", {copy_false}, true, 1, false, {1, 3}, "keyword-not-passed-on STRM-4"},
       {"copy=False dropped", {ask(true)}, true, 0, false, {1, 3}, "keyword-dropped STRM-4"},
