@@ -159,10 +159,7 @@ void print_finding(const dlc::Finding& f, const char* signal) {
   // On an input no conformant producer makes, a content fault is the producer's doing: a
   // hardening finding, under the rule it broke (the finding's own where it is one of them).
   if (g_input_broken_count > 0 && dlc::is_content_fault(f.cls)) {
-    dlc::Rule broken = g_input_broken[0];
-    for (int i = 0; i < g_input_broken_count; ++i) {
-      if (g_input_broken[i] == f.rule) broken = f.rule;
-    }
+    const dlc::Rule broken = input_breaks(f.rule) ? f.rule : g_input_broken[0];
     char words[256];
     dlc::SafeText h(words, sizeof words);
     h.add("dlconform fuzz: hardening: ").add(dlc::name_of(f.cls))

@@ -68,6 +68,21 @@ class Exporter:
         return self.device
 
 
+class RefusingExporter:
+    """An exporter that refuses every __dlpack__ call with BufferError and records its keywords:
+    what an importer asks, and what it calls, seen without a capsule reaching it."""
+
+    def __init__(self):
+        self.asks = []
+
+    def __dlpack__(self, **keywords):
+        self.asks.append(keywords)
+        raise BufferError("dlconform probe: refused")
+
+    def __dlpack_device__(self):
+        return (1, 0)
+
+
 class _BadStr(Exception):
     """An exception whose words cannot be had: str() of it raises."""
 
@@ -368,21 +383,24 @@ class Importer:
         """Whether from_dlpack asks __dlpack__ for a versioned struct (a max_version of major 1
         or more), tried once on an exporter that refuses. One that never does (JAX 0.10 asks
         with stream alone) takes only legacy capsules through the protocol."""
-        class Probe:
-            asks = []
+        asks = self._probe_import()
+        return not asks or any((k.get("max_version") or (0,))[0] >= 1 for k in asks)
 
-            def __dlpack__(self, **keywords):
-                Probe.asks.append(keywords)
-                raise BufferError("dlconform probe: refused")
-
-            def __dlpack_device__(self):
-                return (1, 0)
-
+    def _probe_import(self, profile=None):
+        """The keywords of each __dlpack__ call of one import of a RefusingExporter, made under
+        sys.setprofile(profile) where one is given."""
+        probe = RefusingExporter()
+        before = sys.getprofile()
+        if profile is not None:
+            sys.setprofile(profile)
         try:
-            self.fw.import_(Probe())
+            self.fw.import_(probe)
         except Exception:  # the probe's refusal, or the library's own words about it
             pass
-        return not Probe.asks or any((k.get("max_version") or (0,))[0] >= 1 for k in Probe.asks)
+        finally:
+            if profile is not None:
+                sys.setprofile(before)
+        return probe.asks
 
     def _takes_versioned_capsules(self):
         """Whether the capsule API takes a dltensor_versioned capsule, tried once with a valid
@@ -421,20 +439,7 @@ class Importer:
             def profile(frame, event, arg, target=target):
                 if event == "c_call" and arg is target:
                     calls.append(frame.f_code.co_name)
-            class Refusing:
-                def __dlpack__(self, **keywords):
-                    raise BufferError("dlconform probe: refused")
-
-                def __dlpack_device__(self):
-                    return (1, 0)
-            before = sys.getprofile()
-            sys.setprofile(profile)
-            try:
-                self.fw.import_(Refusing())
-            except Exception:  # the probe's refusal, or the library's own words about it
-                pass
-            finally:
-                sys.setprofile(before)
+            self._probe_import(profile)
             if calls:
                 return party, f"{self.fw.label}'s from_dlpack calls {module_name}.{function}"
         return "", ""
