@@ -30,10 +30,11 @@ Cases (after SCENARIO/ENV/), F a framework on a device, B any other of the run:
   devices/F@V/C@H/T  every mock consumer (a C plugin of each header, through the bridge) given
       F's tensor: it refuses, calls the deleter once (DEV-3, LIFE-3); .../T/dl_device=cpu: its
       caller asked for a host copy, which it imports, IS_COPIED (FLAG-2).
-  pairs/F@V/B@W/T[/device=cpu]   F's array into B (every tensor F makes when both are on a
-      device, five when one is on the host): B refuses cleanly (BufferError, DEV-3) or
+  pairs/F@V/B@W/T[/device=cpu[,copy=False]]   F's array into B (every tensor F makes when both
+      are on a device, five when one is on the host): B refuses cleanly (BufferError, DEV-3) or
       imports the right values; asked with device=B's CPU, B passes dl_device=(1, 0) and gets a
-      host copy (STRM-3).
+      host copy (STRM-3); asked with copy=False too, B refuses (ValueError or BufferError, the
+      two texts) or passes copy=False on to F, which refuses (STRM-4).
   pairs/B@W/F@V/T/device=own   B's host array into F, asked for F's device: the values arrive.
   asks/F@V/device=own, asks/F@V/own-device-producer   how F's from_dlpack asks for a transfer
       to its device, and which stream it passes to a producer on its own device.
@@ -498,6 +499,8 @@ def device_pair(a, build, b, keywords, helpers, rule, tensor):
                 return ("skip", "", "", "", f"n/a: {b.label}'s from_dlpack takes no "
                         f"{next(iter(keywords))}= ({clean(error)[:100]})")
             words = f"refused ({crossed}; calls: {asks_text(asks)}): {clean(error)[:160]}"
+            if on_device(a) and not on_device(b) and keywords.get("copy") is False:
+                return outcome(copy_false_refusal(a, b, error, asks), words)
             if on_device(a) and not on_device(b):
                 dropped = "device" in keywords and not any(c.get("dl_device") for c in asks)
                 # from_dlpack(device=...) it cannot serve "must raise BufferError" (the Array API's
@@ -538,16 +541,60 @@ def device_pair(a, build, b, keywords, helpers, rule, tensor):
             return not_judged(f"imported {crossed} as {b.label}'s own array, which it cannot "
                               f"read on the host ({unreadable}): values not compared")
         if got.shape != want.shape or got.tobytes() != want.tobytes():
-            return outcome(bridge.make_finding(
-                "wrong-data", "LAY-4", f"expected {b.label} to read the values {a.label} holds "
-                f"(shape {want.shape}) but found shape {got.shape} with other values ({crossed})"),
-                "")
+            return outcome(helpers.misread_finding(a, b, want, got, crossed), "")
+        if on_device(a) and not on_device(b) and keywords.get("copy") is False:
+            return outcome(copy_false_import(a, b, asks), "")
         if on_device(a) and any(c.get("dl_device") == HOST for c in asks) and flags:
             finding = flags_finding(crossed, flags[-1], "the host copy dl_device=(1, 0) asked for")
             if finding is not None:
                 return outcome(finding, "")
         return ("pass", "", "", "", f"{crossed}: equal values (calls: {asks_text(asks)})")
     return body
+
+
+# from_dlpack(x, device=cpu, copy=False) of a device array: the copy it needs is forbidden. The
+# Array API's from_dlpack (2023.12, 2024.12) says ValueError in its `device` paragraph ("If a copy
+# must be made to enable this support but copy is set to False, the function must raise
+# ValueError") and BufferError in its `copy` one ("raise BufferError in case a copy is deemed
+# necessary (e.g. if a cross-device data movement is requested ...)"): either passes.
+COPY_FALSE_TEXTS = ("creation_functions.py 2024.12 from_dlpack: 'must raise ValueError' (device) "
+                    "or 'raise BufferError' (copy)")
+
+
+def copy_false_refusal(a, b, error, asks):
+    """B refused a device array asked for on the host under copy=False: right with either
+    exception the texts name (None). Another one is wrong-refusal-exception: STRM-3's when B
+    asked A for no host copy at all (a library that "does not support such cases at all", the
+    same defect as its device=cpu pair), else STRM-4's."""
+    if error.startswith(("BufferError", "ValueError")):
+        return None
+    serves = any(c.get("dl_device") == HOST for c in asks)
+    return bridge.make_finding(
+        "wrong-refusal-exception", "STRM-4" if serves else "STRM-3",
+        f"expected {b.label} to refuse from_dlpack(device=cpu, copy=False) of {a.label}'s tensor "
+        f"on {tuple(a.device)} with ValueError or BufferError but found {clean(error)[:160]} "
+        f"({COPY_FALSE_TEXTS}" + ("" if serves else "; it asked for no host copy: BufferError "
+                                  "where a library does not support such cases at all") + ")")
+
+
+def copy_false_import(a, b, asks):
+    """B imported a device array asked for on the host under copy=False: the host copy it got
+    is a cross-device copy. B's fault when it asked for the host without passing copy=False on
+    (copy-made); A's when it was told copy=False and copied all the same (the negotiation rows
+    judge that too); None when no host export was asked (B took A's own tensor)."""
+    hosted = [c for c in asks if c.get("dl_device") == HOST]
+    if not hosted:
+        return None
+    if any(c.get("copy") is False for c in hosted):
+        return bridge.make_finding(
+            "producer-violation", "STRM-4", f"expected {a.label} to refuse __dlpack__(dl_device="
+            f"(1, 0), copy=False) of its tensor on {tuple(a.device)} with BufferError but it "
+            f"exported a host copy (calls: {asks_text(asks)})")
+    return bridge.make_finding(
+        "copy-made", "STRM-4", f"expected {b.label}, asked for from_dlpack(device=cpu, copy=False) "
+        f"of {a.label}'s tensor on {tuple(a.device)}, to refuse (ValueError or BufferError) or pass "
+        f"copy=False on, but it asked {asks_text(hosted)} and imported the host copy "
+        f"({COPY_FALSE_TEXTS})")
 
 
 def asks_text(asks):
@@ -745,6 +792,7 @@ def plan_device_cases(frameworks, producer_path_of, plugin_path_of, env, helpers
             variants = [((), "")]
             if on_device(a) and not on_device(b):
                 variants.append(((("device", "cpu"),), "/device=cpu"))
+                variants.append(((("device", "cpu"), ("copy", False)), "/device=cpu,copy=False"))
             if on_device(b) and not on_device(a):
                 variants = [((("device", "own"),), "/device=own")]  # the plain pairs are the host's
             # Two device libraries (on the GPU) exchange the whole catalogue A makes; a device
@@ -760,6 +808,7 @@ def plan_device_cases(frameworks, producer_path_of, plugin_path_of, env, helpers
                                       b.label, tensor + suffix,
                                       device_pair(a, build, b, dict(keywords), helpers, rule,
                                                   tensor),
+                                      "STRM-4" if "copy" in dict(keywords) else
                                       "DEV-3" if on_device(a) and not on_device(b) else rule,
                                       (a, b)))
     return cases

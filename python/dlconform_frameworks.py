@@ -300,6 +300,22 @@ class Proxy:
         return answer
 
 
+def misread_finding(a, b, want, got, crossed):
+    """B read other values than A holds: wrong-data, LAY-5 when they are row-major memory read
+    in column-major order (NULL strides misread, as the judge names the same reading of a mock's
+    tensor), else LAY-4. The host pairs and the device pairs name it so alike."""
+    column_major = want.reshape(-1).reshape(want.shape, order="F")
+    if want.ndim > 1 and got.shape == want.shape and \
+            got.tobytes() == a.np.ascontiguousarray(column_major).tobytes():
+        return bridge.make_finding(
+            "wrong-data", "LAY-5", f"expected {b.label} to read the values {a.label} holds (shape "
+            f"{want.shape}) but found them read in column-major order, as if NULL strides were "
+            f"not compact row-major ({crossed})")
+    return bridge.make_finding(
+        "wrong-data", "LAY-4", f"expected {b.label} to read the values {a.label} holds (shape "
+        f"{want.shape}) but found shape {got.shape} with other values ({crossed})")
+
+
 def pair(a, build, b, rule, tensor):
     """A's export into B's import: values equal, deleter once, A's array released. The detail
     says what crossed (legacy or versioned M.m) and, for NumPy's arrays, whether B copied."""
@@ -348,18 +364,7 @@ def pair(a, build, b, rule, tensor):
                 f"dtype {want.dtype} as {a.label} has them but found {got.shape} and {got.dtype} "
                 f"({crossed})"), "")
         if got.tobytes() != want.tobytes():
-            # Row-major memory read as column-major: NULL strides misread (LAY-5), as the judge
-            # names the same reading of a mock's tensor.
-            column_major = want.reshape(-1).reshape(want.shape, order="F")
-            if want.ndim > 1 and got.tobytes() == a.np.ascontiguousarray(column_major).tobytes():
-                return outcome(bridge.make_finding(
-                    "wrong-data", "LAY-5", f"expected {b.label} to read the values {a.label} "
-                    f"holds (shape {want.shape}) but found them read in column-major order, as "
-                    f"if NULL strides were not compact row-major ({crossed})"), "")
-            return outcome(bridge.make_finding(
-                "wrong-data", "LAY-4", f"expected {b.label} to read the values {a.label} holds "
-                f"(shape {want.shape}) but found shape {got.shape} with other values ({crossed})"),
-                "")
+            return outcome(misread_finding(a, b, want, got, crossed), "")
         sharing = ""
         if (a.name == "numpy" and isinstance(value, a.np.ndarray) and value.flags.writeable
                 and value.size > 0):
@@ -670,7 +675,8 @@ def plan(frameworks, producers_dir, env):
     helpers = types.SimpleNamespace(expected_of=expected_of, logical=logical, Proxy=Proxy,
                                     deleter_calls_settled=deleter_calls_settled,
                                     constructions=constructions, make_array=make_array,
-                                    framework_imports=framework_imports)
+                                    framework_imports=framework_imports,
+                                    misread_finding=misread_finding)
     cases += plan_device_cases(frameworks, producer_path_of, plugin_path_of, env, helpers)
     return cases
 

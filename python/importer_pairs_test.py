@@ -2,8 +2,10 @@
 """A Python importer's pairs are judged (pairs/ENV/A@V/B@W/T: A's array into B's from_dlpack,
 compared by value and by its deleter call): each planted importer of planted_importers.py imports
 the arrays of aligned-exporter, a correct exporter whose `data` is 256-byte aligned and whose
-`byte_offset` leads to the first element, and is caught with its class and rule on the pairs it
-gets wrong, and on no other; the correct importer passes every pair.
+`byte_offset` leads to the first element, and those of device-exporter, whose arrays are on a
+oneAPI device (asked for plain, with device="cpu" and with device="cpu", copy=False), and is
+caught with its class and rule on the pairs it gets wrong, and on no other; the correct importer
+passes every pair.
 
 Needs $DLCONFORM (the command) and $BRIDGE_PYTHON (the interpreter the bridge is built for)."""
 import fnmatch
@@ -35,7 +37,44 @@ EXPECTED = {
                              ("f32_zero_size",)] + [("*", "wrong-data LAY-4")]),
     "scalar-copy-leaks": [("f32_scalar", "deleter-never-called LIFE-3")],
     "import-on-other-device": [],  # its arrays only say another device
+    "host-copy-drops-copy": [],  # host arrays need no host copy
 }
+# The pairs of device-exporter (arrays on oneAPI device 0): five tensors, each plain, with
+# device="cpu" and with device="cpu", copy=False; first match wins, no match: none.
+DEVICE_EXPORTER = "device-exporter@1"
+DEVICE_TENSORS = ("f32_2x3", "f32_T", "f32_step", "f32_zero_size", "i64_7")
+DEVICE_EXPECTED = {
+    "correct-importer": [],
+    # It supports no device array at all: ValueError where the rules want BufferError (DEV-3's
+    # recommendation plain; STRM-3's must when the host was asked for); under copy=False the
+    # from_dlpack text allows ValueError.
+    "refuses-device-with-value-error": [("*/device=cpu", "wrong-refusal-exception STRM-3"),
+                                        ("*/device=cpu,copy=False", "none"),
+                                        ("*", "wrong-refusal-exception DEV-3")],
+    # It asks for the host copy without passing copy=False on, and imports it.
+    "host-copy-drops-copy": [("*/device=cpu,copy=False", "copy-made STRM-4")],
+    # The host copies are compact legacy NumPy 1.24 exports: NULL strides, 2 dimensions or more.
+    "null-strides-column-major": [("f32_2x3/device=cpu", "wrong-data LAY-5"),
+                                  ("f32_T/device=cpu", "wrong-data LAY-5"),
+                                  ("f32_step/device=cpu", "wrong-data LAY-5")],
+}
+DEVICE_VARIANTS = ("", "/device=cpu", "/device=cpu,copy=False")
+# device-exporter with a host copy under copy=False too: the importers that pass copy=False on
+# import it (the exporter's producer-violation); these two never pass it on.
+COPYING_EXPORTER = "device-exporter-copies-for-copy-false@1"
+COPYING_EXPORTER_EXPECTED = {"host-copy-drops-copy": "copy-made STRM-4",
+                             "refuses-device-with-value-error": "none",
+                             # its misreading of the compact copy is seen first
+                             "null-strides-column-major": "wrong-data LAY-5"}
+
+
+def device_expected_of(importer, case):
+    for pattern, want in DEVICE_EXPECTED.get(importer, []):
+        if fnmatch.fnmatchcase(case, pattern):
+            return want
+    return "none"
+
+
 # Pairs each importer must meet at least.
 MUST_MEET = ("f32_2x3", "f32_offset", "f32_reversed", "f32_broadcast", "f32_scalar",
              "f32_zero_size", "i64_7")
@@ -71,10 +110,26 @@ def main():
                 print(f"{'ok  ' if ok else 'FAIL'} {importer} {tensor}: expected {want}, found "
                       f"{got} ({case['verdict']})")
         print(f"{importer}: {len(rows)} pairs, {caught} caught as expected")
-    others = [cid for cid in seen if not cid.startswith(f"pairs/module/{EXPORTER}/")]
+    for importer in EXPECTED:
+        for tensor in DEVICE_TENSORS:
+            for variant in DEVICE_VARIANTS:
+                case = tensor + variant
+                failures += planted_matrix.checked(
+                    f"{importer} {DEVICE_EXPORTER} {case}", device_expected_of(importer, case),
+                    seen.get(f"pairs/module/{DEVICE_EXPORTER}/{importer}@1/{case}"))
+        # The exporter that copies under copy=False: its fault wherever copy=False reached it.
+        case = "f32_2x3/device=cpu,copy=False"
+        want = COPYING_EXPORTER_EXPECTED.get(importer, "producer-violation STRM-4")
+        failures += planted_matrix.checked(
+            f"{importer} {COPYING_EXPORTER} {case}", want,
+            seen.get(f"pairs/module/{COPYING_EXPORTER}/{importer}@1/{case}"))
+    others = [cid for cid in seen if not cid.startswith((f"pairs/module/{EXPORTER}/",
+                                                         f"pairs/module/{DEVICE_EXPORTER}/",
+                                                         f"pairs/module/{COPYING_EXPORTER}/"))]
     if others:
         failures += 1
-        print(f"FAIL: expected aligned-exporter as the only exporter but found {others[0]}")
+        print(f"FAIL: expected aligned-exporter and device-exporter as the only exporters but "
+              f"found {others[0]}")
     return 1 if failures else 0
 
 

@@ -32,6 +32,10 @@ tensors it gets wrong, and on no other; the correct one has no finding at all.
                        negotiation/module/import-on-other-device@1/__dlpack_device__/import,
                        reports/planted-importer-devices.json)
 
+  host-copy-drops-copy  asked from_dlpack(x, device="cpu", copy=False) of a device array, asks
+                       the producer for dl_device=(1, 0) without copy= and imports the host copy
+                       it gets: a copy that copy=False forbids (copy-made STRM-4)
+
 The pairs (`--filter 'pairs/*'`, reports/planted-pairs.json): each importer imports the arrays of
 aligned-exporter, a correct exporter over NumPy that does what dlpack.h recommends for `data`
 ("aligned to 256 bytes", with `byte_offset` pointing "to the beginning of the data"): it hands
@@ -40,7 +44,17 @@ reads wrong values or calls no deleter fails a pair as it fails a framework row:
 ignores-byte-offset reads the prefix (wrong-data LAY-4), null-strides-column-major reads the
 compact 2-D array that a NumPy before 2.0 exports with NULL strides in column-major order
 (wrong-data LAY-5), scalar-copy-leaks never calls the 0-d array's deleter (deleter-never-called
-LIFE-3). importer_pairs_test.py checks each, and that every other importer passes every pair.
+LIFE-3). device-exporter, a correct exporter whose arrays say they live on oneAPI device 0
+(host memory all the same), gives each importer five arrays plain, with device="cpu" and with
+device="cpu", copy=False: each refuses the plain ones with BufferError; asked for the host, each
+asks for a host copy (dl_device=(1, 0)), but refuses-device-with-value-error raises ValueError
+without asking (wrong-refusal-exception STRM-3, DEV-3 plain: "If the array library does not
+support such cases at all, the function must raise BufferError"), and host-copy-drops-copy
+imports a copy under copy=False (copy-made STRM-4). device-exporter-copies-for-copy-false hands
+out that host copy even when copy=False is passed on: the importers that pass it on (all but
+host-copy-drops-copy and refuses-device-with-value-error) import it, the exporter's fault
+(producer-violation STRM-4). importer_pairs_test.py checks each, and that every other importer
+passes every pair.
 """
 import ctypes
 import os
@@ -72,8 +86,16 @@ class Importer:
     library's answer, judged as any library's.)"""
     renames = True  # takes a capsule by renaming it used_* (LIFE-1)
 
-    def from_dlpack(self, obj):
+    serves_host = True  # from_dlpack(device="cpu") of a device array asks for a host copy
+    passes_copy = True  # ... and passes its copy= on to the producer
+
+    def from_dlpack(self, obj, *, device=None, copy=None):
         kind, _ = obj.__dlpack_device__()
+        if kind != 1 and device == "cpu" and self.serves_host:
+            ask = {"max_version": (1, 3), "dl_device": (1, 0)}  # the producer copies, or refuses
+            if self.passes_copy:
+                ask["copy"] = copy
+            return self.take(obj.__dlpack__(**ask))
         if kind != 1:
             self.refuse_device(kind)
         try:
@@ -153,6 +175,8 @@ class CapsNdim8(Importer):
 
 
 class DeviceValueError(Importer):
+    serves_host = False  # no host copy of a device array, device="cpu" or not
+
     def refuse_device(self, kind):
         raise ValueError(f"unsupported device type {kind}")
 
@@ -245,6 +269,68 @@ class AlignedExporter(dlc.PlantedParty):
         return bool(self.to_np(value).flags.writeable)
 
 
+class HostCopyDropsCopy(Importer):
+    passes_copy = False  # the planted ask: dl_device=(1, 0) alone, whatever copy= said
+
+
+ONEAPI = (14, 0)
+
+
+class OneApiArray:
+    """An array of device-exporter: NumPy's values said to live on oneAPI device 0, a stand-in no
+    importer may read on the host (its exports state that device). dl_device=(1, 0) gets NumPy's
+    export of a copy (Debian's NumPy 1.24: a legacy capsule), refused under copy=False."""
+    def __init__(self, array, copies_for_copy_false=False):
+        self.array, self.copies_for_copy_false = array, copies_for_copy_false
+
+    def __dlpack_device__(self):
+        return ONEAPI
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        target = ONEAPI if dl_device is None else tuple(dl_device)
+        if target == (1, 0):
+            if copy is False and not self.copies_for_copy_false:
+                raise BufferError("the array is on oneAPI device 0: a host tensor needs a copy, "
+                                  "and copy=False forbids one")
+            return self.array.copy().__dlpack__()
+        if target != ONEAPI or stream is not None:
+            raise BufferError(f"cannot export to device {target} with stream {stream!r}")
+        capsule = self.array.__dlpack__()
+        cap.struct_of(capsule)[1].dl_tensor.device.device_type = ONEAPI[0]
+        return capsule
+
+
+class DeviceExporter(AlignedExporter):
+    """The device exporter of the pairs: correct, a partner only, its arrays on oneAPI device 0
+    (device=cpu and device=cpu,copy=False asked of each importer)."""
+    planted = "device-exporter"
+    device = ONEAPI
+    views = ("T", "step")
+    features = "zero-dim zero-size"
+
+    copies_for_copy_false = False
+
+    def from_np(self, array):
+        return OneApiArray(numpy.ascontiguousarray(array), self.copies_for_copy_false)
+
+    def view(self, value, kind):
+        return OneApiArray(dlc.sliced_view(value.array, kind, numpy.broadcast_to),
+                           self.copies_for_copy_false)
+
+    def to_np(self, value):
+        return value.array if isinstance(value, OneApiArray) else value
+
+    def writable(self, value):
+        return False
+
+
+class DeviceExporterCopiesForCopyFalse(DeviceExporter):
+    """device-exporter with the planted copy: a host copy for dl_device=(1, 0) under copy=False
+    too, which an importer that passes copy=False on cannot help (the exporter's fault)."""
+    planted = "device-exporter-copies-for-copy-false"
+    copies_for_copy_false = True
+
+
 class PinnedHostView(numpy.ndarray):
     """A NumPy view whose __dlpack_device__ says CUDA pinned host memory (kDLCUDAHost, 3)."""
 
@@ -276,7 +362,9 @@ class Planted(dlc.PlantedParty):
         return "cpu"
 
     def import_(self, obj, copy=None, device=None):
-        return self.library().from_dlpack(obj)
+        if device is None and copy is None:
+            return self.library().from_dlpack(obj)
+        return self.library().from_dlpack(obj, device=device, copy=copy)
 
     def to_np(self, value):
         return value
@@ -318,6 +406,11 @@ class ScalarCopyLeaksAdapter(Planted):
 class ImportsOnOtherDeviceAdapter(Planted):
     planted = "import-on-other-device"
     library = ImportsOnOtherDevice
+
+
+class HostCopyDropsCopyAdapter(Planted):
+    planted = "host-copy-drops-copy"
+    library = HostCopyDropsCopy
 
 
 class CapsuleApiKeepsNameAdapter(Planted):

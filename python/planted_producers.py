@@ -73,6 +73,19 @@ correct one has no finding.
   deleter-without-gil  its deleter releases a Python object of its own before it takes the GIL
                        (LIFE-7): right where a Python consumer calls it, wrong on a thread of a
                        C consumer that holds no GIL
+
+Device producers: arrays that say they live on oneAPI device 0 (kDLOneAPI, 14), their values in
+host memory all the same, a stand-in that no judge reads on the host (the device rows judge a
+device export by its metadata, its values through the host copy dl_device=(1, 0) asks for). Their
+rows are those of dpnp on a real oneAPI device (devices/*/F/negotiation/..., devices/*/F/C@H/...):
+
+  device-stand-in      a correct one: a host copy for dl_device=(1, 0) with IS_COPIED, refused with
+                       BufferError under copy=False (the Array API: "raise a BufferError in case
+                       a copy is deemed necessary"); another device refused with BufferError
+  device-copies-for-copy-false  hands out the host copy for dl_device=(1, 0) under copy=False too
+                       (STRM-4: a cross-device movement that copy=False forbids)
+  device-copy-unflagged  its host copies do not say IS_COPIED (FLAG-2: the consumer is not told
+                       the tensor is solely its own, P-33)
 """
 import ctypes
 import mmap
@@ -461,3 +474,47 @@ class HeapCapsuleName(Planted):
 
 class DeleterWithoutGil(Planted):
     planted = "deleter-without-gil"
+
+
+ONEAPI = (14, 0)  # where the device producers say their arrays live
+HOST = (1, 0)
+
+
+class DeviceArray(Array):
+    """An array on oneAPI device 0, its values in host memory (the stand-in): its own exports state
+    that device; dl_device=(1, 0) gets a host copy, a CPU array of its own."""
+
+    def device(self):
+        return ONEAPI
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        if stream is not None:  # a SYCL queue would be its stream: none is taken here
+            raise BufferError("only stream=None is accepted")
+        target = ONEAPI if dl_device is None else tuple(dl_device)
+        if target == ONEAPI:
+            return super().__dlpack__(max_version=max_version, copy=copy)
+        if target != HOST:
+            raise BufferError(f"cannot export to device {target}")
+        if copy is False and self.planted != "device-copies-for-copy-false":
+            raise BufferError("the array is on oneAPI device 0: a host tensor needs a copy, "
+                              "and copy=False forbids one")
+        capsule = Array(self.values.copy(), "correct-producer", self.dtype).__dlpack__(
+            max_version=max_version, copy=True)  # the host copy, with IS_COPIED
+        if self.planted == "device-copy-unflagged" and cap.struct_of(capsule)[0] == \
+                b"dltensor_versioned":
+            cap.struct_of(capsule)[1].flags &= ~cap.IS_COPIED  # the planted omission
+        return capsule
+
+
+class DeviceStandIn(Planted):
+    planted = "device-stand-in"
+    device = ONEAPI
+    array = DeviceArray
+
+
+class DeviceCopiesForCopyFalse(DeviceStandIn):
+    planted = "device-copies-for-copy-false"
+
+
+class DeviceCopyUnflagged(DeviceStandIn):
+    planted = "device-copy-unflagged"

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A producer's exports out of the usual order, an array DLPack cannot express, stream asks on
 the CPU, a malformed max_version, copy= by memory, a narrow float's export and a misstated dtype
-are judged: each planted producer of planted_producers.py is caught with its class and rule on
+are judged, and so are a device array's host copies (dl_device=(1, 0)) under each copy=: each
+planted producer of planted_producers.py is caught with its class and rule on
 the case it gets wrong, and on no other; the correct producer has no finding at all.
 
 Needs $DLCONFORM (the command) and $BRIDGE_PYTHON (the interpreter the bridge is built for)."""
@@ -124,8 +125,37 @@ CASES = ("dlconform-consumer@v1.3/f32_2x3", "dlconform-consumer@v1.3/exported-3-
          "dlconform-consumer@v1.3/narrow/float6_e2m3fn")
 
 
+# The device producers (arrays on oneAPI device 0): their device rows, as dpnp's on a real device.
+DEVICE_NEGOTIATION = tuple(f"negotiation/dl_device={d},copy={c}" for d, c in
+                           (("own", "None"), ("own", "True"), ("own", "False"), ("cpu", "None"),
+                            ("cpu", "True"), ("cpu", "False"), ("other", "None"),
+                            ("other", "False")))
+DEVICE_CONSUMERS = tuple(f"{c}@{h}/f32_2x3{suffix}"
+                         for c, h in ([("versioned-consumer", f"v1.{m}") for m in range(4)] +
+                                      [("strict-consumer", "v1.3")])
+                         for suffix in ("", "/dl_device=cpu"))
+DEVICE_CASES = (DEVICE_NEGOTIATION + DEVICE_CONSUMERS + ("negotiation/streams",) +
+                tuple(f"dlconform-consumer@v1.3/{t}" for t in FLOAT32))
+HOST_COPIES = ("negotiation/dl_device=cpu,copy=None", "negotiation/dl_device=cpu,copy=True") + \
+    tuple(c for c in DEVICE_CONSUMERS if c.endswith("/dl_device=cpu")) + \
+    tuple(f"dlconform-consumer@v1.3/{t}" for t in ("f32_2x3", "f32_scalar", "f32_zero_size"))
+DEVICE_EXPECTED = {
+    "device-stand-in": {},
+    # Asked for the host under copy=False, it copies where it must refuse (BufferError).
+    "device-copies-for-copy-false": {"negotiation/dl_device=cpu,copy=False":
+                                     "producer-violation STRM-4"},
+    # Every host copy that crosses, read by the reference consumer and the mocks alike.
+    "device-copy-unflagged": {case: "producer-violation FLAG-2" for case in HOST_COPIES},
+}
+
+
 def case_id(producer, case):
     scenario = "framework" if case.startswith("dlconform-consumer") else "negotiation"
+    return f"{scenario}/module/{producer}@1/{case}"
+
+
+def device_case_id(producer, case):
+    scenario = "framework" if case.startswith("dlconform-consumer") else "devices"
     return f"{scenario}/module/{producer}@1/{case}"
 
 
@@ -138,6 +168,10 @@ def main():
         for case in CASES + tuple(c for c in findings if c not in CASES):  # and its own
             failures += planted_matrix.checked(f"{producer} {case}", findings.get(case, "none"),
                                                seen.get(case_id(producer, case)))
+    for producer, findings in DEVICE_EXPECTED.items():
+        for case in DEVICE_CASES:
+            failures += planted_matrix.checked(f"{producer} {case}", findings.get(case, "none"),
+                                               seen.get(device_case_id(producer, case)))
     return 1 if failures else 0
 
 

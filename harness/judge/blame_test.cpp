@@ -40,5 +40,10 @@ TEST_CASE("blame: the class's own role, dlconform's parties never, either-party 
   dlc::CaseResult host_asked = row("pairs", "dpnp", "torch", "wrong-refusal-exception", "STRM-3");
   host_asked.id = "pairs/oneapi/dpnp@0.20.0/torch@2.13.0/f32_2x3/device=cpu";
   CHECK(dlc::infer_role(host_asked) == Role::consumer);  // from_dlpack(device=cpu) refused
+  host_asked.id += ",copy=False";
+  host_asked.rule_id = "STRM-4";
+  CHECK(dlc::infer_role(host_asked) == Role::consumer);  // ... with copy=False too
+  host_asked.id = "pairs/oneapi/dpnp@0.20.0/torch@2.13.0/device=cpu/f32_2x3";
+  CHECK(dlc::infer_role(host_asked) == Role::producer);  // the last part alone says so
   CHECK(dlc::infer_role(row("negotiation", "jax", "numpy", "timeout")) == Role::producer);
 }
