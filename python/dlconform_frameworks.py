@@ -64,8 +64,8 @@ from dlconform_imports import (expected_of, framework_imports, late_refusal, log
                                used_capsule)
 from dlconform_negotiation import (NEGOTIATION, STREAM_ASKS, capsule_names, deleter_off_thread,
                                    device_answer, device_asks, dropped_during_exception,
-                                   exporter_bad_input, imported_device_answer, negotiation, xapi,
-                                   xapi_unexpressible)
+                                   exporter_bad_input, imported_device_answer, negotiation,
+                                   reuses_for_copy_none, xapi, xapi_unexpressible)
 from dlconform_parties import environment_frameworks, libraries_under_test
 from dlconform_workers import (Case, HeldCapsule, adapter_raised, ask_capsule, capsule_finding,
                                clean, device_finding, outcome, released, run_all, takes_layout)
@@ -616,6 +616,9 @@ def plan(frameworks, producers_dir, env):
             cases.append(Case(f"negotiation/{env}/{own}/capsule-names", "negotiation",
                               fw.name.split(".")[0], own, "dlconform-caller", "v1.3",
                               "capsule-names", capsule_names(fw), "LIFE-1", (fw,)))
+            cases.append(Case(f"negotiation/{env}/{own}/copy=None/reuse", "negotiation",
+                              fw.name.split(".")[0], own, "dlconform-caller", "v1.3",
+                              "copy=None/reuse", reuses_for_copy_none(fw), "STRM-4", (fw,)))
             for suffix, build in device_asks(fw, not on_device(fw)):
                 cases.append(Case(f"negotiation/{env}/{own}/__dlpack_device__{suffix}",
                                   "negotiation", fw.name.split(".")[0], own, "dlconform-caller",

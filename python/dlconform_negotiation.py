@@ -19,6 +19,8 @@ dlconform_frameworks.py (the cases negotiation/ENV/FW/ASK and xapi/ENV/FW/CHECK)
   negotiation/ENV/A@V/deleter-off-thread   a capsule taken as a C consumer takes it and its
       deleter called on a thread that holds no GIL, the array dropped first: no Python allocator
       call without the GIL (LIFE-7, python_spec.rst).
+  negotiation/ENV/A@V/copy=None/reuse   two copy=None exports held together and a copy=False one:
+      where copy=False shares, copy=None must reuse the memory too (STRM-4).
   negotiation/ENV/A@V/[API/]capsule-names   the names of A's versioned and legacy capsules (or
       of those its own exporter API makes) lie in a loaded object, statically allocated (LIFE-1,
       python_spec.rst).
@@ -269,6 +271,51 @@ def deleter_off_thread(fw):
     return body
 
 
+def reuses_for_copy_none(fw):
+    """OB-169 (the Array API 2024.12 __dlpack__ copy: "If None, the function must reuse the
+    existing memory buffer if possible and copy otherwise"): two copy=None exports of one array,
+    held together, and a copy=False one beside them. Where copy=False hands over memory without
+    a copy, reuse is possible, so two copy=None capsules over different memory (each a copy of
+    its own) break the sentence (STRM-4). A refused copy=False says a copy was needed: any
+    copy=None answer passes."""
+    def body():
+        value = plain_array(fw, (2, 3))
+        held = []
+        for ask in ({"max_version": (1, 3)}, {"max_version": (1, 3)},
+                    {"max_version": (1, 3), "copy": False}):
+            try:
+                held.append(value.__dlpack__(**ask))
+            except Exception as e:  # a refusal: the other negotiation rows judge it
+                if adapter_raised(e, (fw,)):
+                    raise
+                if isinstance(e, TypeError) and not held:  # no copy keyword to judge
+                    return ("skip", "", "", "", f"n/a: the old __dlpack__ signature "
+                            f"({clean(error_words(e))[:120]})")
+                return ("pass", "", "", "", f"__dlpack__({ask_words(ask)}) refused: "
+                        f"{clean(error_words(e))[:120]}")
+        if not all(is_capsule(c) for c in held):
+            return ("pass", "", "", "", "no capsule to compare (the other rows judge it)")
+        first, second, shared = (bridge.capsule_data(c) for c in held)
+        del held
+        if None in (first, second, shared):
+            return ("pass", "", "", "", "no data pointer to compare")
+        if first != second and shared not in (first, second):
+            return outcome(bridge.make_finding(
+                "producer-violation", "STRM-4", f"expected {fw.label}'s __dlpack__(copy=None) to "
+                f"reuse the array's memory where possible (the Array API 2024.12: \"If None, the "
+                f"function must reuse the existing memory buffer if possible\") but two copy=None "
+                f"capsules held together point at two other buffers, each a copy, while "
+                f"copy=False hands over the array's memory without one"), "")
+        return ("pass", "", "", "", "copy=None exports " + (
+            "the memory copy=False hands over" if shared in (first, second) else
+            "one buffer twice") + " (reused)")
+    return body
+
+
+def ask_words(ask):
+    return ", ".join(f"{k}={v!r}" for k, v in ask.items())
+
+
 def capsule_names(fw, api=None):
     """Where the names of fw's capsules lie, versioned and legacy, or those of its own exporter
     `api` (python_spec.rst: the names "must be statically allocated"): a capsule keeps the
@@ -337,10 +384,16 @@ def spoken_version(value, capsule, asked):
 
 
 def on_own_memory(value, capsule):
-    """Whether the capsule points at the array's own memory, what two plain exports agree on;
-    None where nothing compares (a producer whose exports each copy, no data pointer)."""
-    own = {export_address(value), export_address(value)}
+    """Whether the capsule points at the array's own memory, what two plain exports held
+    together agree on (one after the other, two copies could reuse one freed block); None where
+    nothing compares (a producer whose exports each copy, no data pointer)."""
+    try:
+        held = [ask_capsule(value), ask_capsule(value)]
+    except Exception:
+        return None
+    own = {export_address(c) if is_capsule(c) else None for c in held}
     crossed = bridge.capsule_data(capsule)
+    del held
     if len(own) != 1 or None in own or crossed is None:
         return None
     return crossed == own.pop()

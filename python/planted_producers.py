@@ -27,6 +27,8 @@ correct one has no finding.
   ignores-copy-with-device  the same, only when dl_device is passed too: each keyword works
                        alone, not together (STRM-4)
   copies-for-copy-false  hands out a copy for copy=False, where it must never copy (STRM-4)
+  copies-for-copy-none  hands out a copy (IS_COPIED) for copy=None, though it shares for
+                       copy=False: where reuse is possible, copy=None must reuse (STRM-4)
   device-id-one        says its CPU arrays are on device (1, 1), in __dlpack_device__ and in the
                        struct: a CPU device_id is 0 (DEV-2)
   unknown-device-type  says its CPU arrays are on device type 99, which DLPack does not name
@@ -170,6 +172,7 @@ class Array:
         if self.planted == "caches-one-struct" and self.cached is not None:
             name, address = self.cached
             return cap._capsule_new(address, cap._NAME_STORAGE[name], None)
+        copies_for_none = copy is None and self.planted == "copies-for-copy-none"
         compact = [1] * self.values.ndim  # strides in elements: never NULL (LAY-5)
         for i in reversed(range(self.values.ndim - 1)):
             compact[i] = compact[i + 1] * max(1, self.values.shape[i + 1])
@@ -179,7 +182,7 @@ class Array:
         capsule = cap.capsule(self.dtype, self.values.shape, strides=compact, versioned=versioned,
                               version=min(tuple(max_version or (1, 3)), (1, 3)),
                               flags=cap.IS_COPIED if copy or self.planted == "flags-own-memory-copied"
-                              else 0, device=self.device(),
+                              or copies_for_none else 0, device=self.device(),
                               guarded=self.planted == "caches-one-struct",
                               destructor=None if self.planted in BARE_CAPSULES else
                               PLANTED_DESTRUCTORS.get(self.planted, DESTRUCTOR),
@@ -193,7 +196,7 @@ class Array:
         ignores_copy = self.planted == "ignores-copy" or (
             self.planted == "ignores-copy-with-device" and dl_device is not None)
         shares = self.dtype == (2, 32, 1) and (not copy or ignores_copy)
-        if copy is False and self.planted == "copies-for-copy-false":
+        if (copy is False and self.planted == "copies-for-copy-false") or copies_for_none:
             shares = False
         if self.planted == "frees-with-source":
             if self.page is None:
@@ -335,6 +338,10 @@ class IgnoresCopy(Planted):
 
 class CopiesForCopyFalse(Planted):
     planted = "copies-for-copy-false"
+
+
+class CopiesForCopyNone(Planted):
+    planted = "copies-for-copy-none"
 
 
 class DeviceIdOne(Planted):

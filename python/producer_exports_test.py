@@ -52,6 +52,8 @@ EXPECTED = {
     "ignores-copy-with-device": {"dl_device=cpu,copy=True": "producer-violation STRM-4"},
     "copies-for-copy-false": {ask: "producer-violation STRM-4"
                               for ask in ("copy=False", "dl_device=cpu,copy=False")},
+    # Its copy=None exports copy (IS_COPIED set, honestly), where copy=False shows a share works.
+    "copies-for-copy-none": {"copy=None/reuse": "producer-violation STRM-4"},
     # Every export dropped unconsumed leaks; a consumed one is deleted by its consumer.
     "no-capsule-destructor": {ask: "deleter-leaks LIFE-2" for ask in
                               EXPORTS + ("dropped-during-exception",)},
@@ -118,7 +120,7 @@ CASES = ("dlconform-consumer@v1.3/f32_2x3", "dlconform-consumer@v1.3/exported-3-
          "dlconform-consumer@v1.3/source-deleted", "stream=None", "stream=1", "stream=-1",
          "max_version=1.3", "max_version=bare-int", "copy=True", "copy=False", "dl_device=cuda",
          "dl_device=cpu,copy=True", "dl_device=cpu,copy=False", "max_version=1.0,copy=True",
-         "dl_device=cuda,copy=True", "capsule-names", "deleter-off-thread",
+         "dl_device=cuda,copy=True", "capsule-names", "deleter-off-thread", "copy=None/reuse",
          "dlconform-consumer@v1.3/unexpressible/big-endian",
          "dlconform-consumer@v1.3/unexpressible/odd-byte-strides",
          "dlconform-consumer@v1.3/narrow/float4_e2m1fn",
