@@ -511,9 +511,11 @@ def device_pair(a, build, b, keywords, helpers, rule, tensor):
                                            keywords else ""))
                 if finding is None and dropped:  # its caller asked for the host: it never said
                     finding = bridge.make_finding(
-                        "keyword-dropped", "STRM-3", f"{b.label}'s caller asked for device="
-                        f"{asked['device']!r} but it passed no dl_device to {a.label}, then "
-                        f"refused: {clean(error)[:120]}")
+                        "host-copy-not-offered", "STRM-3", f"expected {b.label}, asked for "
+                        f"device={asked['device']!r}, to ask {a.label} for a host copy "
+                        f"(dl_device=(1, 0)) or to copy itself (the Array API's from_dlpack: "
+                        f"\"a compliant library should offer a way\") but it asked "
+                        f"{asks_text(asks)}, then refused: {clean(error)[:120]}")
                 return outcome(finding, words)
             if on_device(b) and raised is not None and \
                     not issubclass(raised[0], (BufferError, TypeError)):  # TypeError: VER-5

@@ -38,6 +38,7 @@ EXPECTED = {
     "scalar-copy-leaks": [("f32_scalar", "deleter-never-called LIFE-3")],
     "import-on-other-device": [],  # its arrays only say another device
     "host-copy-drops-copy": [],  # host arrays need no host copy
+    "no-host-copy": [],
 }
 # The pairs of device-exporter (arrays on oneAPI device 0): five tensors, each plain, with
 # device="cpu" and with device="cpu", copy=False; first match wins, no match: none.
@@ -51,6 +52,8 @@ DEVICE_EXPECTED = {
     "refuses-device-with-value-error": [("*/device=cpu", "wrong-refusal-exception STRM-3"),
                                         ("*/device=cpu,copy=False", "none"),
                                         ("*", "wrong-refusal-exception DEV-3")],
+    # It refuses the host with BufferError, without asking for a copy (it should offer one).
+    "no-host-copy": [("*/device=cpu", "host-copy-not-offered STRM-3")],
     # It asks for the host copy without passing copy=False on, and imports it.
     "host-copy-drops-copy": [("*/device=cpu,copy=False", "copy-made STRM-4")],
     # The host copies are compact legacy NumPy 1.24 exports: NULL strides, 2 dimensions or more.
@@ -60,10 +63,10 @@ DEVICE_EXPECTED = {
 }
 DEVICE_VARIANTS = ("", "/device=cpu", "/device=cpu,copy=False")
 # device-exporter with a host copy under copy=False too: the importers that pass copy=False on
-# import it (the exporter's producer-violation); these two never pass it on.
+# import it (the exporter's producer-violation); these three never pass it on.
 COPYING_EXPORTER = "device-exporter-copies-for-copy-false@1"
 COPYING_EXPORTER_EXPECTED = {"host-copy-drops-copy": "copy-made STRM-4",
-                             "refuses-device-with-value-error": "none",
+                             "refuses-device-with-value-error": "none", "no-host-copy": "none",
                              # its misreading of the compact copy is seen first
                              "null-strides-column-major": "wrong-data LAY-5"}
 

@@ -32,6 +32,10 @@ tensors it gets wrong, and on no other; the correct one has no finding at all.
                        negotiation/module/import-on-other-device@1/__dlpack_device__/import,
                        reports/planted-importer-devices.json)
 
+  no-host-copy         refuses from_dlpack(x, device="cpu") of a device array with BufferError
+                       without asking the producer for a host copy: the exception a library
+                       that "does not support such cases at all" must raise, where it should
+                       offer a way (host-copy-not-offered STRM-3, SHOULD)
   host-copy-drops-copy  asked from_dlpack(x, device="cpu", copy=False) of a device array, asks
                        the producer for dl_device=(1, 0) without copy= and imports the host copy
                        it gets: a copy that copy=False forbids (copy-made STRM-4)
@@ -269,6 +273,10 @@ class AlignedExporter(dlc.PlantedParty):
         return bool(self.to_np(value).flags.writeable)
 
 
+class NoHostCopy(Importer):
+    serves_host = False  # device="cpu" of a device array: refused, no host copy asked
+
+
 class HostCopyDropsCopy(Importer):
     passes_copy = False  # the planted ask: dl_device=(1, 0) alone, whatever copy= said
 
@@ -406,6 +414,11 @@ class ScalarCopyLeaksAdapter(Planted):
 class ImportsOnOtherDeviceAdapter(Planted):
     planted = "import-on-other-device"
     library = ImportsOnOtherDevice
+
+
+class NoHostCopyAdapter(Planted):
+    planted = "no-host-copy"
+    library = NoHostCopy
 
 
 class HostCopyDropsCopyAdapter(Planted):
