@@ -45,8 +45,8 @@ import sys
 import _dlconform as bridge
 from dlconform_asks import Recorder, calls_text, import_recorded, judged_calls
 from dlconform_adapter import make_array
-from dlconform_workers import (Case, buffer_error_finding, clean, device_of, error_words,
-                               outcome, takes_layout, wrong_refusal)
+from dlconform_workers import (Case, adapter_raised, buffer_error_finding, clean, device_of,
+                               error_words, outcome, takes_layout, wrong_refusal)
 
 HOST = (1, 0)
 CUDA_FAMILY = (2, 3, 13)  # CUDA device, pinned host and managed memory
@@ -322,14 +322,30 @@ def mock_consumer_import(fw, consumer_path, label, host_copy, helpers):
         want = helpers.expected_of(fw, value)
         plugin = bridge.PluginConsumer(consumer_path)
         if host_copy:
-            capsule = value.__dlpack__(max_version=(1, 3), dl_device=HOST)
+            try:
+                capsule = value.__dlpack__(max_version=(1, 3), dl_device=HOST)
+            except Exception as e:  # F's answer: the dl_device x copy rows judge it
+                if adapter_raised(e, (fw,)):
+                    raise
+                plugin.release()
+                return not_judged(f"{fw.label} made no host copy (dl_device=(1, 0): "
+                                  f"{clean(error_words(e))[:120]}): {label} was handed nothing")
             kind, flags = bridge.capsule_kind(capsule), bridge.capsule_flags(capsule)
             handle, _ = bridge.interpose(capsule)
             seen = plugin.from_dlpack(capsule)
             del capsule
         else:
             proxy = helpers.Proxy(fw, value)
-            seen = plugin.from_dlpack(proxy)
+            try:
+                seen = plugin.from_dlpack(proxy)
+            except Exception:
+                if proxy.raised is None:
+                    raise
+                raised = proxy.raised  # F's own export failed: its negotiation rows judge it
+                del proxy
+                plugin.release()
+                return not_judged(f"{fw.label}'s __dlpack__ raised {raised[0].__name__}: "
+                                  f"{raised[1][:120]}; {label} was handed nothing")
             kind, flags = (proxy.kinds or ["no capsule"])[-1], 0
             handle = proxy.handles[-1] if proxy.handles else None
             del proxy

@@ -516,7 +516,14 @@ def buffer_error_finding(label, ask, words, own_device):
     """A BufferError from label's __dlpack__(**ask), judged the same wherever it is asked (the
     negotiation rows and the device rows): None where the rules let a producer refuse, a finding
     where they do not: copy=True for the array's own device, where a copy is always possible
-    ("If True, the function must always copy": STRM-4)."""
+    ("If True, the function must always copy": STRM-4), and stream=None, the default every
+    producer takes (STRM-1: "None: producer must assume the legacy default stream", and on the
+    CPU "only None is accepted"), as the device rows' streams case judges it."""
+    if "stream" in ask and ask["stream"] is None:
+        return bridge.make_finding(
+            "producer-violation", "STRM-1", f"expected {label}'s __dlpack__(stream=None) to "
+            f"export (stream=None is the default every producer takes) but found "
+            f"{clean(words)[:160]}")
     target = ask.get("dl_device")
     if ask.get("copy") is True and (target is None or tuple(target) == tuple(own_device)):
         shown = ", ".join(f"{k}={v}" for k, v in ask.items())

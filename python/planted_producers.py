@@ -88,6 +88,15 @@ rows are those of dpnp on a real oneAPI device (devices/*/F/negotiation/..., dev
                        (STRM-4: a cross-device movement that copy=False forbids)
   device-copy-unflagged  its host copies do not say IS_COPIED (FLAG-2: the consumer is not told
                        the tensor is solely its own, P-33)
+  cuda-stand-in        the correct one on CUDA device 0 (kDLCUDA): every stream value the Array
+                       API defines taken (None, 1, 2, -1; 0 too); the CUDA rows that need no GPU
+                       (the stream values, the dl_device x copy table, the mock consumers)
+  cuda-refuses-default-stream  refuses an explicit stream=None (BufferError), where it must assume
+                       the legacy default stream (STRM-1: "None: producer must assume the legacy
+                       default stream"); without stream= it exports
+  cuda-misreads-legacy-stream  takes stream=1 for a handle and fails with a CUDA error (STRM-2:
+                       "1: the legacy default stream")
+  cuda-misreads-per-thread-stream  the same for 2 (STRM-2: "2: the per-thread default stream")
 """
 import ctypes
 import mmap
@@ -484,21 +493,44 @@ class DeleterWithoutGil(Planted):
 
 
 ONEAPI = (14, 0)  # where the device producers say their arrays live
+CUDA = (2, 0)  # ... and the CUDA ones (cuda-*)
 HOST = (1, 0)
+# The CUDA stand-ins' misreadings: a stream value the Array API defines (1 the legacy default
+# stream, 2 the per-thread default) taken for a handle, as JAX 0.11 takes -1: a CUDA error.
+MISREAD_STREAM = {"cuda-misreads-legacy-stream": 1, "cuda-misreads-per-thread-stream": 2}
+NOT_PASSED = object()  # __dlpack__ called without stream=
+EXPLICIT_NONE = object()  # ... and with stream=None, which cuda-refuses-default-stream refuses
 
 
 class DeviceArray(Array):
-    """An array on oneAPI device 0, its values in host memory (the stand-in): its own exports state
-    that device; dl_device=(1, 0) gets a host copy, a CPU array of its own."""
+    """An array on oneAPI device 0 (or CUDA device 0 for the cuda-* stand-ins), its values in host
+    memory (the stand-in): its own exports state that device; dl_device=(1, 0) gets a host copy,
+    a CPU array of its own."""
 
     def device(self):
-        return ONEAPI
+        return CUDA if self.planted.startswith("cuda-") else ONEAPI
 
-    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
-        if stream is not None:  # a SYCL queue would be its stream: none is taken here
-            raise BufferError("only stream=None is accepted")
-        target = ONEAPI if dl_device is None else tuple(dl_device)
-        if target == ONEAPI:
+    def take_stream(self, stream):
+        """Raises where the stand-in refuses or misreads `stream`. On CUDA every value the Array
+        API defines is taken (None, -1, 1, 2, or a handle above 2), 0 too; elsewhere None alone
+        (a SYCL queue would be oneAPI's stream: none is taken here)."""
+        if self.device() != CUDA:
+            if stream not in (None, EXPLICIT_NONE):
+                raise BufferError("only stream=None is accepted")
+            return
+        if stream is EXPLICIT_NONE and self.planted == "cuda-refuses-default-stream":
+            raise BufferError("stream=None is not supported: pass a CUDA stream")  # the planted
+        if stream in (None, EXPLICIT_NONE):
+            return
+        if stream == MISREAD_STREAM.get(self.planted):
+            raise RuntimeError(f"CUDA error: invalid resource handle (stream {stream:#x})")
+
+    def __dlpack__(self, *, stream=NOT_PASSED, max_version=None, dl_device=None, copy=None):
+        self.take_stream(EXPLICIT_NONE if stream is None else None if stream is NOT_PASSED
+                         else stream)
+        own = self.device()
+        target = own if dl_device is None else tuple(dl_device)
+        if target == own:
             return super().__dlpack__(max_version=max_version, copy=copy)
         if target != HOST:
             raise BufferError(f"cannot export to device {target}")
@@ -525,3 +557,20 @@ class DeviceCopiesForCopyFalse(DeviceStandIn):
 
 class DeviceCopyUnflagged(DeviceStandIn):
     planted = "device-copy-unflagged"
+
+
+class CudaStandIn(DeviceStandIn):
+    planted = "cuda-stand-in"
+    device = CUDA
+
+
+class CudaRefusesDefaultStream(CudaStandIn):
+    planted = "cuda-refuses-default-stream"
+
+
+class CudaMisreadsLegacyStream(CudaStandIn):
+    planted = "cuda-misreads-legacy-stream"
+
+
+class CudaMisreadsPerThreadStream(CudaStandIn):
+    planted = "cuda-misreads-per-thread-stream"

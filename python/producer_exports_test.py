@@ -148,6 +148,14 @@ DEVICE_EXPECTED = {
                                      "producer-violation STRM-4"},
     # Every host copy that crosses, read by the reference consumer and the mocks alike.
     "device-copy-unflagged": {case: "producer-violation FLAG-2" for case in HOST_COPIES},
+    # On CUDA: every stream value the Array API defines taken, or refused with BufferError.
+    "cuda-stand-in": {},
+    # stream=None refused: the streams row and the negotiation row's stream=None alike.
+    "cuda-refuses-default-stream": {"negotiation/streams": "producer-violation STRM-1",
+                                    "stream=None": "producer-violation STRM-1"},
+    # 1 and 2 taken for handles: a CUDA error, where the value's meaning is defined.
+    "cuda-misreads-legacy-stream": {"negotiation/streams": "producer-violation STRM-2"},
+    "cuda-misreads-per-thread-stream": {"negotiation/streams": "producer-violation STRM-2"},
 }
 
 
@@ -174,6 +182,10 @@ def main():
         for case in DEVICE_CASES:
             failures += planted_matrix.checked(f"{producer} {case}", findings.get(case, "none"),
                                                seen.get(device_case_id(producer, case)))
+        # The negotiation row a device producer shares with the CPU ones.
+        failures += planted_matrix.checked(f"{producer} stream=None",
+                                           findings.get("stream=None", "none"),
+                                           seen.get(case_id(producer, "stream=None")))
     return 1 if failures else 0
 
 
