@@ -91,6 +91,12 @@ rows are those of dpnp on a real oneAPI device (devices/*/F/negotiation/..., dev
   cuda-stand-in        the correct one on CUDA device 0 (kDLCUDA): every stream value the Array
                        API defines taken (None, 1, 2, -1; 0 too); the CUDA rows that need no GPU
                        (the stream values, the dl_device x copy table, the mock consumers)
+  cuda-stand-in-with-memories  the same, with arrays in pinned and managed memory (answering
+                       kDLCUDAHost and kDLCUDAManaged): devices/*/F/memory/KIND/f32_2x3
+  cuda-managed-as-host  says its managed arrays are plain host memory (1, 0), a device type
+                       managed memory has not (DEV-1, P-37)
+  cuda-pinned-as-device  says its pinned arrays are CUDA device memory (2, 0), as torch 2.11 does
+                       in the GPU run (DEV-1, P-36)
   cuda-refuses-default-stream  refuses an explicit stream=None (BufferError), where it must assume
                        the legacy default stream (STRM-1: "None: producer must assume the legacy
                        default stream"); without stream= it exports
@@ -498,6 +504,7 @@ HOST = (1, 0)
 # The CUDA stand-ins' misreadings: a stream value the Array API defines (1 the legacy default
 # stream, 2 the per-thread default) taken for a handle, as JAX 0.11 takes -1: a CUDA error.
 MISREAD_STREAM = {"cuda-misreads-legacy-stream": 1, "cuda-misreads-per-thread-stream": 2}
+CUDA_FAMILY = (2, 3, 13)  # CUDA device memory, pinned host memory, managed memory
 NOT_PASSED = object()  # __dlpack__ called without stream=
 EXPLICIT_NONE = object()  # ... and with stream=None, which cuda-refuses-default-stream refuses
 
@@ -514,7 +521,7 @@ class DeviceArray(Array):
         """Raises where the stand-in refuses or misreads `stream`. On CUDA every value the Array
         API defines is taken (None, -1, 1, 2, or a handle above 2), 0 too; elsewhere None alone
         (a SYCL queue would be oneAPI's stream: none is taken here)."""
-        if self.device() != CUDA:
+        if self.device()[0] not in CUDA_FAMILY:
             if stream not in (None, EXPLICIT_NONE):
                 raise BufferError("only stream=None is accepted")
             return
@@ -562,6 +569,45 @@ class DeviceCopyUnflagged(DeviceStandIn):
 class CudaStandIn(DeviceStandIn):
     planted = "cuda-stand-in"
     device = CUDA
+
+
+class MemoryArray(DeviceArray):
+    """A CUDA stand-in's array in pinned or managed memory (host memory all the same), said to be
+    on `where`, in __dlpack_device__ and in its structs."""
+
+    def __init__(self, values, planted, where):
+        super().__init__(values, planted)
+        self.where = where
+
+    def device(self):
+        return self.where
+
+
+class CudaMemories:
+    """The pinned and managed arrays of a CUDA stand-in (devices/*/F/memory/KIND/f32_2x3): pinned
+    host memory says kDLCUDAHost (3, 0), managed memory kDLCUDAManaged (13, 0), unless the
+    planted bug says otherwise (a mixin: the adapter loader takes every Framework subclass)."""
+    wrong_memory = {}  # kind -> the device the planted bug says
+
+    def memories(self):
+        def builder(kind, where):
+            return lambda array: MemoryArray(self.np.ascontiguousarray(array, dtype="float32"),
+                                             self.planted, self.wrong_memory.get(kind, where))
+        return {"pinned": builder("pinned", (3, 0)), "managed": builder("managed", (13, 0))}
+
+
+class CudaStandInWithMemories(CudaMemories, CudaStandIn):
+    planted = "cuda-stand-in-with-memories"
+
+
+class CudaManagedAsHost(CudaMemories, CudaStandIn):
+    planted = "cuda-managed-as-host"
+    wrong_memory = {"managed": HOST}  # managed memory said to be plain host memory
+
+
+class CudaPinnedAsDevice(CudaMemories, CudaStandIn):
+    planted = "cuda-pinned-as-device"
+    wrong_memory = {"pinned": CUDA}  # page-locked host memory said to be device memory
 
 
 class CudaRefusesDefaultStream(CudaStandIn):

@@ -156,7 +156,13 @@ DEVICE_EXPECTED = {
     # 1 and 2 taken for handles: a CUDA error, where the value's meaning is defined.
     "cuda-misreads-legacy-stream": {"negotiation/streams": "producer-violation STRM-2"},
     "cuda-misreads-per-thread-stream": {"negotiation/streams": "producer-violation STRM-2"},
+    # Pinned and managed arrays (kDLCUDAHost, kDLCUDAManaged), and two that misname them.
+    "cuda-stand-in-with-memories": {},
+    "cuda-managed-as-host": {"memory/managed/f32_2x3": "producer-violation DEV-1"},
+    "cuda-pinned-as-device": {"memory/pinned/f32_2x3": "producer-violation DEV-1"},
 }
+MEMORY_CASES = ("memory/pinned/f32_2x3", "memory/managed/f32_2x3")
+WITH_MEMORIES = ("cuda-stand-in-with-memories", "cuda-managed-as-host", "cuda-pinned-as-device")
 
 
 def case_id(producer, case):
@@ -179,7 +185,7 @@ def main():
             failures += planted_matrix.checked(f"{producer} {case}", findings.get(case, "none"),
                                                seen.get(case_id(producer, case)))
     for producer, findings in DEVICE_EXPECTED.items():
-        for case in DEVICE_CASES:
+        for case in DEVICE_CASES + (MEMORY_CASES if producer in WITH_MEMORIES else ()):
             failures += planted_matrix.checked(f"{producer} {case}", findings.get(case, "none"),
                                                seen.get(device_case_id(producer, case)))
         # The negotiation row a device producer shares with the CPU ones.
