@@ -59,6 +59,7 @@ import types
 import _dlconform as bridge
 from dlconform_adapter import DTYPES, PROFILE_NAMES, make_array
 from dlconform_asks import plan_consumer_calls
+from dlconform_device_pairs import plan_device_pairs
 from dlconform_devices import on_device, plan_device_cases
 from dlconform_imports import (expected_of, framework_imports, late_refusal, logical,
                                used_capsule)
@@ -660,7 +661,7 @@ def plan(frameworks, producers_dir, env):
         for b in frameworks:
             if not a.exports or not b.imports or (a.partner_only and b.partner_only):
                 continue
-            if on_device(a):  # from a device: dlconform_devices.py
+            if on_device(a):  # from a device: dlconform_device_pairs.py
                 continue
             for tensor, (rule, build) in made.items():
                 if tensor not in PAIR_TENSORS and rule != "LAY-9" and \
@@ -674,13 +675,15 @@ def plan(frameworks, producers_dir, env):
     # exchange API (dlconform_xapi_consumers.py).
     cases += plan_consumer_calls(frameworks, producer_path_of, env)
     cases += plan_xapi_consumer_cases(frameworks, env)
-    # 6. Frameworks on a device other than the host (dlconform_devices.py).
+    # 6. Frameworks on a device other than the host (dlconform_devices.py), and their pairs
+    #    (dlconform_device_pairs.py).
     helpers = types.SimpleNamespace(expected_of=expected_of, logical=logical, Proxy=Proxy,
                                     deleter_calls_settled=deleter_calls_settled,
                                     constructions=constructions, make_array=make_array,
                                     framework_imports=framework_imports,
                                     misread_finding=misread_finding)
     cases += plan_device_cases(frameworks, producer_path_of, plugin_path_of, env, helpers)
+    cases += plan_device_pairs(frameworks, env, helpers)
     return cases
 
 

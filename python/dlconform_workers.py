@@ -107,7 +107,8 @@ def run_case(case):
 
 # The driver's own files: an exception that leaves them for an adapter's file is the adapter's.
 DRIVER_FILES = ("dlconform_frameworks.py", "dlconform_workers.py", "dlconform_asks.py",
-                "dlconform_devices.py", "dlconform_imports.py", "dlconform_negotiation.py")
+                "dlconform_devices.py", "dlconform_device_pairs.py", "dlconform_imports.py",
+                "dlconform_negotiation.py")
 
 
 def adapter_codes(parties):
