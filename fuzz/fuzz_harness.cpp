@@ -175,26 +175,6 @@ namespace {
 // handlers chained to after them must not add a second, different finding.
 volatile sig_atomic_t g_finding_said = 0;
 
-// The rule a touch of a wild address breaks, where the input's NULL pointers explain it: element
-// i of a NULL shape or NULL strides lies at 8 * i (a byte of it may be read alone), and a NULL
-// data's elements around byte_offset. Named by the field, not by the input's rule, so that one bug is one finding however
-// the fuzzer reached it. Rule::none where no NULL field explains the address.
-dlc::Rule null_field_rule(const TensorInput& in, uintptr_t address) {
-  constexpr uintptr_t kNullPage = uintptr_t{1} << 16;  // Linux's lowest mappable address
-  const uint64_t dims = in.ndim > 0 ? static_cast<uint64_t>(in.ndim) : 0;
-  const bool in_array = dims > 0 && address < dims * sizeof(int64_t);
-  if (in_array && (in.layout & kShapeNull)) return dlc::Rule::LAY_6;  // NULL with ndim > 0
-  const uint64_t from_first = address - in.byte_offset;  // either way round, as unsigned
-  const bool near_data =
-      (in.layout & kDataNull) && (from_first < kNullPage || -from_first < kNullPage);
-  // Both NULL: an element of strides is read whole, at a multiple of 8; data at byte_offset.
-  if (in_array && (in.layout & kStridesNull) && (!near_data || address % 8 == 0)) {
-    return dlc::Rule::LAY_5;  // NULL strides read, not taken as compact
-  }
-  if (near_data) return dlc::Rule::LAY_4;  // NULL data of a tensor with elements
-  return dlc::Rule::none;
-}
-
 // Whether the tensor in flight has no storage (an invalid host tensor: a 0-byte data block),
 // and the rule that says why.
 bool g_no_storage = false;
@@ -221,7 +201,8 @@ dlc::FaultFacts fault_facts(const dlc::SignalFacts& signal) {
   // Only a memory fault has an address (an abort's si_addr holds the sender's pid).
   const bool memory_fault = signal.signal == SIGSEGV || signal.signal == SIGBUS;
   if (memory_fault && !facts.block.found && g_input != nullptr && !in_child()) {
-    const dlc::Rule by_field = null_field_rule(*g_input, signal.address);
+    const dlc::Rule by_field =
+        wild_address_rule(*g_input, signal.address, signal.general_protection);
     if (by_field != dlc::Rule::none) facts.case_rule = by_field;
   }
   facts.where = dlc::g_phase.where;
@@ -281,7 +262,8 @@ void on_sanitizer_death() {
                                    std::strcmp(description, "calloc-overflow") == 0)) {
       rule = input_breaks(dlc::Rule::LAY_10) ? dlc::Rule::LAY_10 : dlc::Rule::none;
     } else {
-      rule = null_field_rule(*g_input, reinterpret_cast<uintptr_t>(__asan_get_report_address()));
+      rule = wild_address_rule(*g_input,
+                               reinterpret_cast<uintptr_t>(__asan_get_report_address()), false);
     }
   }
 #endif

@@ -62,6 +62,13 @@ void set_current_input(const TensorInput* in, bool versioned);
 // file) lists the finding's rule for the plugin under test: then it says so once and returns.
 void die(const dlc::Finding& finding);
 
+// The rule a touch of a wild address breaks, where the input's NULL pointers explain it: element
+// i of a NULL shape or NULL strides lies at 8 * i, and a NULL data's elements around
+// byte_offset. Named by the field, not by the input's rule, so that one bug is one finding
+// however the fuzzer reached it. Rule::none where no NULL field explains the address, and for a
+// general-protection fault (a non-canonical pointer), whose address the kernel reports as 0.
+dlc::Rule wild_address_rule(const TensorInput& in, uintptr_t address, bool general_protection);
+
 // The rule a fuzz input exercises, for findings that carry their case's rule (a rejected valid
 // tensor): the same rule the matrix's catalogue gives a tensor of that shape.
 dlc::Rule rule_exercised(const TensorInput& in);

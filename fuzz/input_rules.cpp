@@ -1,6 +1,7 @@
-// Which rules a fuzz input exercises: the valid edge cases it has (valid_edges), and the rule a
-// finding on it is named by when nothing more telling names it (rule_exercised). The targets,
-// the known-bug routing and the crash naming all ask these two.
+// Which rules a fuzz input exercises: the valid edge cases it has (valid_edges), the rule a
+// finding on it is named by when nothing more telling names it (rule_exercised), and the rule a
+// wild address breaks where a NULL field explains it (wild_address_rule). The targets, the
+// known-bug routing and the crash naming all ask these.
 #include "fuzz_harness.hpp"
 
 #include <algorithm>
@@ -74,6 +75,25 @@ dlc::Rule rule_exercised(const TensorInput& in) {
   if (in.byte_offset % 4096 != 0) return dlc::Rule::LAY_4;
   if (in.dtype.code != 2 || in.dtype.bits != 32 || in.dtype.lanes != 1) return dlc::Rule::DT_1;
   return dlc::Rule::LAY_1;
+}
+
+dlc::Rule wild_address_rule(const TensorInput& in, uintptr_t address, bool general_protection) {
+  // A non-canonical pointer faults without its address (si_addr 0): no field explains it, and
+  // address 0 would read as element 0 of a NULL shape or strides.
+  if (general_protection) return dlc::Rule::none;
+  constexpr uintptr_t kNullPage = uintptr_t{1} << 16;  // Linux's lowest mappable address
+  const uint64_t dims = in.ndim > 0 ? static_cast<uint64_t>(in.ndim) : 0;
+  const bool in_array = dims > 0 && address < dims * sizeof(int64_t);
+  if (in_array && (in.layout & kShapeNull)) return dlc::Rule::LAY_6;  // NULL with ndim > 0
+  const uint64_t from_first = address - in.byte_offset;  // either way round, as unsigned
+  const bool near_data =
+      (in.layout & kDataNull) && (from_first < kNullPage || -from_first < kNullPage);
+  // Both NULL: an element of strides is read whole, at a multiple of 8; data at byte_offset.
+  if (in_array && (in.layout & kStridesNull) && (!near_data || address % 8 == 0)) {
+    return dlc::Rule::LAY_5;  // NULL strides read, not taken as compact
+  }
+  if (near_data) return dlc::Rule::LAY_4;  // NULL data of a tensor with elements
+  return dlc::Rule::none;
 }
 
 }  // namespace dlc_fuzz
