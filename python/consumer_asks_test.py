@@ -44,6 +44,7 @@ EXPECTED = {
     "always-copies": {"memory/default": "import-copied STRM-4",
                       "memory/copy=False": "copy-made STRM-4",
                       "from_capsule/memory/default": "import-copied STRM-4"},
+    "copies-by-default": {"memory/default": "buffer-not-reused STRM-4"},
     "heap-used-name": {"used-name": "capsule-misnamed LIFE-1",
                        "from_capsule/used-name": "capsule-misnamed LIFE-1"},
     "clears-destructor-unrenamed": {"used-name": "capsule-not-renamed LIFE-1",

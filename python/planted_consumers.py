@@ -34,6 +34,8 @@ the struct themselves (rename, view, deleter when the last view dies):
                          its capsule API (from_capsule) takes a bare capsule the same way
   ignores-copy           never passes copy on and never copies: copy=True shares
   always-copies          copies every import, copy=False too, and through its capsule API
+  copies-by-default      copies a from_dlpack(copy=None) import, though it shares for copy=False:
+                         reuse was possible (buffer-not-reused STRM-4, OB-197)
   heap-used-name         renames each capsule it takes to used_* with a bytes object's bytes,
                          heap memory, where python_spec.rst wants the names statically
                          allocated (LIFE-1)
@@ -288,6 +290,13 @@ class AlwaysCopies(ViewingConsumer):
 
     def copies(self, copy, producer_copied):
         return True
+
+
+class CopiesByDefault(ViewingConsumer):
+    planted = "copies-by-default"
+
+    def copies(self, copy, producer_copied):
+        return copy is not False  # the planted copy: copy=None copies, though it need not
 
 
 class HeapUsedName(ViewingConsumer):
