@@ -13,7 +13,8 @@ import sys
 
 import _dlconform as bridge
 from dlconform_devices import HOST, flags_finding, not_judged, on_device
-from dlconform_workers import Case, clean, error_words, outcome, takes_layout, wrong_refusal
+from dlconform_workers import (Case, clean, error_words, keywords_text, outcome, takes_layout,
+                               wrong_refusal)
 
 # The five tensors a device library and a host one exchange (the CPU main job's rows).
 DEVICE_PAIR_TENSORS = ("f32_2x3", "f32_T", "f32_step", "f32_zero_size", "i64_7")
@@ -147,8 +148,7 @@ def copy_false_import(a, b, asks):
 
 
 def asks_text(asks):
-    return "; ".join("__dlpack__(" + ", ".join(f"{k}={v!r}" for k, v in c.items()) + ")"
-                     for c in asks) or "none"
+    return "; ".join(f"__dlpack__({keywords_text(c)})" for c in asks) or "none"
 
 
 def plan_device_pairs(frameworks, env, helpers):

@@ -37,8 +37,8 @@ from dlconform_adapter import Unsupported, make_array
 from dlconform_imports import expected_of
 from dlconform_workers import (HeldCapsule, adapter_raised, ask_capsule, buffer_error_finding,
                                capsule_finding, clean, device_ints, device_of, error_words,
-                               export_address, heap_name_finding, is_capsule, outcome, released,
-                               signature_finding, wrong_refusal)
+                               export_address, heap_name_finding, is_capsule, keywords_text,
+                               outcome, released, signature_finding, wrong_refusal)
 
 NEGOTIATION = [("max_version=none", ()), ("max_version=0.8", (("max_version", (0, 8)),)),
                ("max_version=1.0", (("max_version", (1, 0)),)),
@@ -291,7 +291,7 @@ def reuses_for_copy_none(fw):
                 if isinstance(e, TypeError) and not held:  # no copy keyword to judge
                     return ("skip", "", "", "", f"n/a: the old __dlpack__ signature "
                             f"({clean(error_words(e))[:120]})")
-                return ("pass", "", "", "", f"__dlpack__({ask_words(ask)}) refused: "
+                return ("pass", "", "", "", f"__dlpack__({keywords_text(ask)}) refused: "
                         f"{clean(error_words(e))[:120]}")
         if not all(is_capsule(c) for c in held):
             return ("pass", "", "", "", "no capsule to compare (the other rows judge it)")
@@ -310,10 +310,6 @@ def reuses_for_copy_none(fw):
             "the memory copy=False hands over" if shared in (first, second) else
             "one buffer twice") + " (reused)")
     return body
-
-
-def ask_words(ask):
-    return ", ".join(f"{k}={v!r}" for k, v in ask.items())
 
 
 def capsule_names(fw, api=None):

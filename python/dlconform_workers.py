@@ -256,11 +256,16 @@ def heap_name_finding(cls, expected):
         f"their owner")
 
 
+def keywords_text(asked):
+    """A call's keywords as the call shows them: "max_version=(1, 3), copy=False"."""
+    return ", ".join(f"{k}={v!r}" for k, v in asked.items())
+
+
 def capsule_finding(label, answer, asked):
     """not-a-capsule for what `label`'s __dlpack__(**asked) returned; None for a PyCapsule."""
     if is_capsule(answer):
         return None
-    shown = ", ".join(f"{k}={v!r}" for k, v in asked.items())
+    shown = keywords_text(asked)
     return bridge.make_finding(
         "not-a-capsule", "VER-4", f"expected {label}'s __dlpack__({shown}) to return a PyCapsule "
         f"but found {type(answer).__name__}")

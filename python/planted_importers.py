@@ -370,8 +370,6 @@ class Planted(dlc.PlantedParty):
         return "cpu"
 
     def import_(self, obj, copy=None, device=None):
-        if device is None and copy is None:
-            return self.library().from_dlpack(obj)
         return self.library().from_dlpack(obj, device=device, copy=copy)
 
     def to_np(self, value):

@@ -510,12 +510,16 @@ EXPLICIT_NONE = object()  # ... and with stream=None, which cuda-refuses-default
 
 
 class DeviceArray(Array):
-    """An array on oneAPI device 0 (or CUDA device 0 for the cuda-* stand-ins), its values in host
-    memory (the stand-in): its own exports state that device; dl_device=(1, 0) gets a host copy,
-    a CPU array of its own."""
+    """An array on a device (`where`: oneAPI device 0, CUDA device 0, or CUDA's pinned or managed
+    memory), its values in host memory (the stand-in): its own exports state that device;
+    dl_device=(1, 0) gets a host copy, a CPU array of its own."""
+
+    def __init__(self, values, planted, dtype=(2, 32, 1), where=ONEAPI):
+        super().__init__(values, planted, dtype)
+        self.where = where
 
     def device(self):
-        return CUDA if self.planted.startswith("cuda-") else ONEAPI
+        return self.where
 
     def take_stream(self, stream):
         """Raises where the stand-in refuses or misreads `stream`. On CUDA every value the Array
@@ -542,8 +546,8 @@ class DeviceArray(Array):
         if target != HOST:
             raise BufferError(f"cannot export to device {target}")
         if copy is False and self.planted != "device-copies-for-copy-false":
-            raise BufferError("the array is on oneAPI device 0: a host tensor needs a copy, "
-                              "and copy=False forbids one")
+            raise BufferError(f"the array is on device {own}: a host tensor needs a copy, and "
+                              f"copy=False forbids one")
         capsule = Array(self.values.copy(), "correct-producer", self.dtype).__dlpack__(
             max_version=max_version, copy=True)  # the host copy, with IS_COPIED
         if self.planted == "device-copy-unflagged" and cap.struct_of(capsule)[0] == \
@@ -555,7 +559,10 @@ class DeviceArray(Array):
 class DeviceStandIn(Planted):
     planted = "device-stand-in"
     device = ONEAPI
-    array = DeviceArray
+
+    def array(self, values, planted, dtype=(2, 32, 1)):
+        """Its arrays live where the adapter says (`device`), as Planted's `array` type would."""
+        return DeviceArray(values, planted, dtype, self.device)
 
 
 class DeviceCopiesForCopyFalse(DeviceStandIn):
@@ -571,18 +578,6 @@ class CudaStandIn(DeviceStandIn):
     device = CUDA
 
 
-class MemoryArray(DeviceArray):
-    """A CUDA stand-in's array in pinned or managed memory (host memory all the same), said to be
-    on `where`, in __dlpack_device__ and in its structs."""
-
-    def __init__(self, values, planted, where):
-        super().__init__(values, planted)
-        self.where = where
-
-    def device(self):
-        return self.where
-
-
 class CudaMemories:
     """The pinned and managed arrays of a CUDA stand-in (devices/*/F/memory/KIND/f32_2x3): pinned
     host memory says kDLCUDAHost (3, 0), managed memory kDLCUDAManaged (13, 0), unless the
@@ -591,8 +586,8 @@ class CudaMemories:
 
     def memories(self):
         def builder(kind, where):
-            return lambda array: MemoryArray(self.np.ascontiguousarray(array, dtype="float32"),
-                                             self.planted, self.wrong_memory.get(kind, where))
+            return lambda array: DeviceArray(self.np.ascontiguousarray(array, dtype="float32"),
+                                             self.planted, where=self.wrong_memory.get(kind, where))
         return {"pinned": builder("pinned", (3, 0)), "managed": builder("managed", (13, 0))}
 
 
