@@ -2,7 +2,8 @@
 // attribute __dlpack_c_exchange_api__), one Python type per table. Each table but the controls
 // breaks exactly one obligation of the header, so that check_exchange_api (bridge_xapi.cpp) is
 // shown to fail it with its rule (planted_xapi_test.py); docs/plugins.md lists each table with
-// the sentence it breaks. The controls must pass: `correct`, a major-2 table whose prev_api
+// the sentence it breaks (work_stream_not_current only as a CUDA stand-in's table, in its device
+// row: planted_xapi_adapter.py). The controls must pass: `correct`, a major-2 table whose prev_api
 // leads to a major-1 one, and a table without the optional dltensor_from_py_object.
 //
 // An instance is a 2-D float32 CPU array: T() holds arange(6) as 2x3, and obj[r, c] with two
@@ -18,6 +19,7 @@
 #include <structmember.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -61,6 +63,7 @@ namespace {
   X(throws_in_from_py_object)                                                                  \
   X(throws_in_dltensor_from_py_object)                                                         \
   X(throws_in_current_work_stream)                                                             \
+  X(work_stream_not_current)                                                                   \
   X(unexpressible_value_error)                                                                 \
   X(allocator_null_deleter)                                                                    \
   X(dltensor_shape_released)
@@ -79,6 +82,8 @@ constexpr const char* kCapsuleName = "dlpack_exchange_api";
 
 // The storage pool. A block is handed out round-robin, so that a released block is not the
 // next one taken; the lock makes the allocator safe to call without the GIL.
+// What work_stream_not_current answers for kDLCUDA: no stream a CUDA stand-in works on.
+constexpr uintptr_t kNotCurrentStream = 0x5a5a00;
 constexpr int kBlocks = 256;
 constexpr int64_t kBlockFloats = 16;
 struct Block {
@@ -514,6 +519,14 @@ int current_work_stream(DLDeviceType device_type, int32_t, void** out_current_st
     throw std::runtime_error("planted: current_work_stream throws");
   }
   if constexpr (T == Table::current_work_stream_error_unset) return -1;
+  if (device_type == kDLCUDA) {  // the CUDA stand-ins' (planted_xapi_adapter.py): their current
+    // stream is the legacy default (NULL); work_stream_not_current answers a handle that is no
+    // stream of theirs (XAPI-5: "it should map to torch.cuda.current_stream")
+    *out_current_stream = T == Table::work_stream_not_current
+                              ? reinterpret_cast<void*>(uintptr_t{kNotCurrentStream})
+                              : nullptr;
+    return 0;
+  }
   if (device_type != kDLCPU) {
     PyErr_SetString(PyExc_ValueError, "planted current_work_stream: expected kDLCPU (the only "
                                       "device of a planted array) but found another device");

@@ -3,7 +3,8 @@
 party per table (xapi-TABLE@1), whose arrays are the module's 2x3 float32 arrays (0 to 5) and
 whose type carries the table. They go through the same case body as torch's and Paddle's tables
 (dlconform_negotiation.xapi); xapi_matrix_test.py checks that each broken table fails with
-xapi-violation of the rule it breaks, and that the controls pass."""
+xapi-violation of the rule it breaks, and that the controls pass. Two CUDA stand-ins add the
+device row current-work-stream (dlconform_devices.xapi_work_stream), as torch's on a GPU."""
 import _dlconform_planted_xapi as planted
 
 import dlconform_adapter as dlc
@@ -38,8 +39,33 @@ class PlantedTable(dlc.PlantedParty):
                            lambda: planted.unexpressible(getattr(planted, self.table)))}
 
 
-# One party per table the module has, named by the table.
+class CudaStandIn(PlantedTable):
+    """A CUDA stand-in (its arrays are the module's host arrays) whose current stream is the
+    legacy default: its device row asks current_work_stream(kDLCUDA, 0) of its type's table,
+    which must give that stream (NULL or 1; dlpack.h: "it should map to torch.cuda.current_stream
+    in PyTorch"). The correct table answers NULL."""
+    device = (2, 0)
+
+    @property
+    def planted(self):
+        return "xapi-cuda-stand-in"
+
+    def stream(self):
+        return 1  # the legacy default stream is current
+
+
+class CudaWorkStreamNotCurrent(CudaStandIn):
+    """Its table answers a handle that is no stream of its own (XAPI-5, OB-082)."""
+    table = "work_stream_not_current"
+
+    @property
+    def planted(self):
+        return "xapi-cuda-work-stream-not-current"
+
+
+# One party per table the module has, named by the table (work_stream_not_current breaks only
+# what a CUDA party is asked: CudaWorkStreamNotCurrent).
 for _table in planted.names():
-    if _table != PlantedTable.table:
+    if _table not in (PlantedTable.table, CudaWorkStreamNotCurrent.table):
         _name = "Xapi" + "".join(part.title() for part in _table.split("_"))
         globals()[_name] = type(_name, (PlantedTable,), {"table": _table})

@@ -53,4 +53,11 @@ EXPECTED = {
     "allocator_null_deleter": ("XAPI-4", "owning 2x3 float32 CPU tensor but found"),
     "dltensor_shape_released": ("XAPI-5", "to read a 2-D float32 CPU tensor but found shape [-1, -1]"),
     "unexpressible_value_error": None,  # only its XAPI-5/unexpressible case fails (xapi_matrix_test)
+    "work_stream_not_current": None,  # only as a CUDA stand-in's table (its device row fails)
 }
+
+# The party of a table in the matrix (xapi-TABLE@1 but for the CUDA stand-in's table), and the
+# CUDA stand-ins' device row: its verdict for each party (planted_xapi_adapter.py).
+PARTY = {"work_stream_not_current": "xapi-cuda-work-stream-not-current@1"}
+WORK_STREAM_ROWS = {"xapi-cuda-stand-in@1": "none",
+                    "xapi-cuda-work-stream-not-current@1": "xapi-violation XAPI-5"}

@@ -4,13 +4,14 @@ python/planted_xapi_adapter.py --filter 'xapi/*'` runs the xapi cases of every p
 case body torch's and Paddle's tables go through. Each broken table's case of the rule it breaks
 fails with xapi-violation of that rule, its other cases pass, and the controls pass every case
 (planted_xapi_expected.py says which table breaks what). A table without its five cases in
-the report is a failure too."""
+the report is a failure too. The two CUDA stand-ins' device row (current-work-stream) fails for
+work_stream_not_current's table and passes for the correct one."""
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import planted_matrix  # noqa: E402
-from planted_xapi_expected import EXPECTED  # noqa: E402  (what each table breaks)
+from planted_xapi_expected import EXPECTED, PARTY, WORK_STREAM_ROWS  # noqa: E402
 
 CHECKS = ("XAPI-1", "XAPI-2", "XAPI-3", "XAPI-4", "XAPI-5")
 # from_py_object handed a planted array DLPack cannot describe: BufferError passes; these tables
@@ -22,6 +23,8 @@ UNEXPRESSIBLE_EXPECTED = {
     "throws_in_from_py_object": "xapi-violation XAPI-3",
     **{table: "skip" for table in ("attribute_on_instance", "wrong_capsule_name", "major2_no_prev",
                                    "null_from_py_object")},
+    # a device party's: the unexpressible rows are planned for host arrays only
+    "work_stream_not_current": "missing",
 }
 
 
@@ -32,7 +35,7 @@ def main():
     failures = 0
     for table, broken in EXPECTED.items():
         for check in CHECKS + (UNEXPRESSIBLE,):
-            found = seen.get(f"xapi/module/xapi-{table}@1/{check}")
+            found = seen.get(f"xapi/module/{PARTY.get(table, f'xapi-{table}@1')}/{check}")
             want = f"xapi-violation {check}" if broken and broken[0] == check else "none"
             if check == UNEXPRESSIBLE:
                 want = UNEXPRESSIBLE_EXPECTED.get(table, "none")
@@ -42,6 +45,15 @@ def main():
             failures += not ok
             print(f"{'ok  ' if ok else 'FAIL'} {table} {check}: expected {want}, found {got}"
                   + ("" if ok or found is None else f" ({found.get('detail', '')[:160]})"))
+    # The CUDA stand-ins' device row: current_work_stream(kDLCUDA, 0) against their current
+    # stream, the legacy default (OB-082).
+    for party, want in WORK_STREAM_ROWS.items():
+        found = seen.get(f"xapi/module/{party}/current-work-stream")
+        got = planted_matrix.verdict(found)
+        ok = got == want
+        failures += not ok
+        print(f"{'ok  ' if ok else 'FAIL'} {party} current-work-stream: expected {want}, found "
+              f"{got}" + ("" if ok or found is None else f" ({found.get('detail', '')[:160]})"))
     return 1 if failures else 0
 
 

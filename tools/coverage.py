@@ -110,14 +110,18 @@ def state_kind(state):
 
 def planted_parties(report, root=ROOT):
     """The labels of the parties a planted-*.json report runs, read from their file: NAME@1 for
-    each `planted = "NAME"` class attribute, xapi-TABLE@1 for each table of EXPECTED."""
+    each `planted = "NAME"` class attribute, xapi-TABLE@1 for each table of EXPECTED (or the
+    party PARTY names for it) and the CUDA stand-ins of WORK_STREAM_ROWS."""
     text = open(os.path.join(root, PLANTED_REPORTS[report]), encoding="utf-8").read()
     if report == "planted-xapi":
-        for node in ast.parse(text).body:
-            if (isinstance(node, ast.Assign) and len(node.targets) == 1
-                    and getattr(node.targets[0], "id", None) == "EXPECTED"):
-                return {f"xapi-{table}@1" for table in ast.literal_eval(node.value)}
-        return set()
+        values = {node.targets[0].id: ast.literal_eval(node.value)
+                  for node in ast.parse(text).body
+                  if isinstance(node, ast.Assign) and len(node.targets) == 1
+                  and getattr(node.targets[0], "id", None) in ("EXPECTED", "PARTY",
+                                                                "WORK_STREAM_ROWS")}
+        renamed = values.get("PARTY", {})
+        return ({renamed.get(table, f"xapi-{table}@1") for table in values.get("EXPECTED", {})}
+                | set(values.get("WORK_STREAM_ROWS", {})))
     return {f"{name}@1" for name in re.findall(r'^    planted = "([^"]+)"$', text, re.M)}
 
 
