@@ -45,10 +45,7 @@ class CudaStandIn(PlantedTable):
     which must give that stream (NULL or 1; dlpack.h: "it should map to torch.cuda.current_stream
     in PyTorch"). The correct table answers NULL."""
     device = (2, 0)
-
-    @property
-    def planted(self):
-        return "xapi-cuda-stand-in"
+    planted = "xapi-cuda-stand-in"  # not xapi-TABLE: the correct table's party is xapi-correct
 
     def stream(self):
         return 1  # the legacy default stream is current
@@ -57,10 +54,7 @@ class CudaStandIn(PlantedTable):
 class CudaWorkStreamNotCurrent(CudaStandIn):
     """Its table answers a handle that is no stream of its own (XAPI-5, OB-082)."""
     table = "work_stream_not_current"
-
-    @property
-    def planted(self):
-        return "xapi-cuda-work-stream-not-current"
+    planted = "xapi-cuda-work-stream-not-current"
 
 
 # One party per table the module has, named by the table (work_stream_not_current breaks only

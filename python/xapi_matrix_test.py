@@ -48,12 +48,8 @@ def main():
     # The CUDA stand-ins' device row: current_work_stream(kDLCUDA, 0) against their current
     # stream, the legacy default (OB-082).
     for party, want in WORK_STREAM_ROWS.items():
-        found = seen.get(f"xapi/module/{party}/current-work-stream")
-        got = planted_matrix.verdict(found)
-        ok = got == want
-        failures += not ok
-        print(f"{'ok  ' if ok else 'FAIL'} {party} current-work-stream: expected {want}, found "
-              f"{got}" + ("" if ok or found is None else f" ({found.get('detail', '')[:160]})"))
+        failures += planted_matrix.checked(f"{party} current-work-stream", want,
+                                           seen.get(f"xapi/module/{party}/current-work-stream"))
     return 1 if failures else 0
 
 
