@@ -92,7 +92,9 @@ Methods (value = one of your arrays; array = a NumPy array):
   writable(self, value)   True, False, or None when the library has no such notion.
   read_only(self, value)  value, or a view of it, that is immutable (NumPy: writeable=False); raise
                           Unsupported when the library has no immutable arrays. Default: value
-                          itself when `immutable`.
+                          itself when `immutable`. Set `read_only_arrays = False` in __init__
+                          where this version of the library has none (torch before 2.15): its
+                          immutable cases are then left out rather than skipped.
   write(self, value)      writes 42 into the first element of an imported float32 array, through
                           the library's own operations (default: value[0, ...] = 42). Raise when
                           the library refuses the write (a read-only or immutable array).
@@ -155,6 +157,7 @@ class Framework:
     exports = True       # its arrays can be exported (__dlpack__, legacy_exports or export())
     partner_only = False  # in the pairs only (NumPy beside a module under test)
     immutable = False    # every array it makes is immutable
+    read_only_arrays = True  # read_only() can answer in this version (where it is overridden)
     asks = True          # import_ calls __dlpack__ itself
     array_api_import = True  # import_ is an Array API from_dlpack (its Raises bind it)
     device = (1, 0)      # where its arrays live (DLPack device type, id)

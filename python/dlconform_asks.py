@@ -478,11 +478,15 @@ def write_through(a, b):
     return body
 
 
+def has_read_only(fw):
+    """fw has, or may have, immutable arrays (a module judged by name finds out in the case: its
+    read_only probes a write)."""
+    return fw.immutable or (type(fw).read_only is not Framework.read_only and fw.read_only_arrays)
+
+
 def may_be_immutable(fw):
-    """fw exports through __dlpack__ and has, or may have, immutable arrays (a module judged by
-    name finds out in the case: its read_only probes a write)."""
-    return fw.exports and fw.dunder and (fw.immutable or type(fw).read_only is not
-                                         Framework.read_only)
+    """fw exports through __dlpack__ and has, or may have, immutable arrays."""
+    return fw.exports and fw.dunder and has_read_only(fw)
 
 
 def plan_consumer_calls(frameworks, producer_path_of, env):

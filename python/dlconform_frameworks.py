@@ -29,9 +29,10 @@ Scenarios (case ids, each after SCENARIO/ENV/):
       DT-3), and arrays DLPack cannot express (a BufferError, or read right).
   negotiation/F@V/ASK  what F.__dlpack__ answers for max_version None, 0.8, 1.0, 1.3, 2.0 and a
       bare int, for copy=True/False (judged by memory too), dl_device=(1, 0) and stream None, 1
-      and -1 (VER-4, STRM-1, STRM-3, STRM-4); F's own exporters handed None.
-  xapi/F@V/CHECK       XAPI-1 to XAPI-5 on __dlpack_c_exchange_api__, where F has it. Both in
-      dlconform_negotiation.py.
+      and -1 (VER-4, STRM-1, STRM-3, STRM-4); F's own exporters handed None; read-only/ASK, a
+      read-only array asked by an older caller.
+  xapi/F@V/CHECK       XAPI-1 to XAPI-5 on __dlpack_c_exchange_api__, where F has it; read-only,
+      the table of a read-only array's type (FLAG-1b). Both in dlconform_negotiation.py.
   asks/F@V/ASK         how F's from_dlpack calls a recording producer (VER-5, STRM-1, STRM-3,
       STRM-4), whether its import shares memory (memory/*), what it does with inputs that hold no
       capsule (bad-input/*); immutable/A@V/...: FLAG-1b on A's immutable arrays and a write through every
@@ -58,7 +59,7 @@ import types
 
 import _dlconform as bridge
 from dlconform_adapter import DTYPES, PROFILE_NAMES, make_array
-from dlconform_asks import plan_consumer_calls
+from dlconform_asks import has_read_only, may_be_immutable, plan_consumer_calls
 from dlconform_device_pairs import plan_device_pairs
 from dlconform_devices import on_device, plan_device_cases
 from dlconform_imports import (expected_of, framework_imports, late_refusal, logical,
@@ -66,7 +67,8 @@ from dlconform_imports import (expected_of, framework_imports, late_refusal, log
 from dlconform_negotiation import (NEGOTIATION, STREAM_ASKS, capsule_names, deleter_off_thread,
                                    device_answer, device_asks, dropped_during_exception,
                                    exporter_bad_input, imported_device_answer, negotiation,
-                                   reuses_for_copy_none, xapi, xapi_unexpressible)
+                                   reuses_for_copy_none, xapi, xapi_read_only,
+                                   xapi_unexpressible)
 from dlconform_parties import environment_frameworks, libraries_under_test
 from dlconform_workers import (Case, HeldCapsule, adapter_raised, ask_capsule, capsule_finding,
                                clean, device_finding, outcome, released, run_all, takes_layout)
@@ -468,6 +470,9 @@ VIEW_PRODUCERS = {("legacy-producer", "v0.6"), ("versioned-producer", "v1.3")}
 PAIR_TENSORS = ("f32_2x3", "f32_T", "f32_step", "f32_reversed", "f32_offset", "f32_broadcast",
                 "f32_read_only", "f32_scalar", "f32_zero_size", "i64_7", "bool_7")
 DEVICE_TENSORS = ("device_cuda", "device_opencl")
+# Asked of a read-only array, where a framework has writable ones too (P-59): READ_ONLY lives in
+# the versioned struct only, so a caller of an older major gets a legacy capsule or BufferError.
+READ_ONLY_ASKS = ("max_version=none", "max_version=0.8")
 VERSIONED_CAPSULE_TENSORS = ("f32_8x8", "f64_8x4_transposed", "i16_128_byte_offset")
 
 
@@ -607,6 +612,13 @@ def plan(frameworks, producers_dir, env):
                 cases.append(Case(f"negotiation/{env}/{own}/{label}", "negotiation",
                                   fw.name.split(".")[0], own, "dlconform-caller", "v1.3", label,
                                   negotiation(fw, ask), "VER-4", (fw,)))
+            if may_be_immutable(fw) and not fw.immutable and not on_device(fw):
+                for label in READ_ONLY_ASKS:  # a legacy caller asking for read-only data
+                    cases.append(Case(f"negotiation/{env}/{own}/read-only/{label}",
+                                      "negotiation", fw.name.split(".")[0], own,
+                                      "dlconform-caller", "v1.3", f"read-only/{label}",
+                                      negotiation(fw, dict(NEGOTIATION)[label], read_only=True),
+                                      "VER-4", (fw,)))
             cases.append(Case(f"negotiation/{env}/{own}/dropped-during-exception", "negotiation",
                               fw.name.split(".")[0], own, "dlconform-caller", "v1.3",
                               "dropped-during-exception", dropped_during_exception(fw), "LIFE-2",
@@ -642,6 +654,10 @@ def plan(frameworks, producers_dir, env):
                 cases.append(Case(f"xapi/{env}/{own}/{check}", "xapi", fw.name.split(".")[0], own,
                                   "dlconform-caller", "v1.3", check, xapi(fw, check), check,
                                   (fw,)))
+            if not on_device(fw) and has_read_only(fw):
+                cases.append(Case(f"xapi/{env}/{own}/read-only", "xapi", fw.name.split(".")[0],
+                                  own, "dlconform-caller", "v1.3", "read-only",
+                                  xapi_read_only(fw), "FLAG-1b", (fw,)))
             if not on_device(fw):
                 for name, (why, build) in sorted(fw.unexpressible().items()):
                     check = f"XAPI-5/unexpressible/{name}"

@@ -24,7 +24,12 @@ dlconform_frameworks.py (the cases negotiation/ENV/FW/ASK and xapi/ENV/FW/CHECK)
   negotiation/ENV/A@V/[API/]capsule-names   the names of A's versioned and legacy capsules (or
       of those its own exporter API makes) lie in a loaded object, statically allocated (LIFE-1,
       python_spec.rst).
+  negotiation/ENV/A@V/read-only/ASK   the same asks of A's read-only array (read_only()), where
+      A has read-only arrays beside writable ones: a legacy caller (max_version=none) gets a
+      legacy capsule or BufferError (VER-4), never a versioned one.
   xapi/ENV/A@V/CHECK          the C exchange API table on A's type (XAPI-1 to XAPI-5).
+  xapi/ENV/A@V/read-only      the table on the type of A's read-only array: from_py_object's
+      tensor has READ_ONLY (FLAG-1b, P-63), or the array is refused.
   xapi/ENV/A@V/XAPI-5/unexpressible/NAME   the table's from_py_object handed an array of A's
       that DLPack cannot describe (the unexpressible cases of A's __dlpack__): BufferError, or a
       tensor of the values A says it holds (XAPI-5; another exception is SHOULD)."""
@@ -122,10 +127,21 @@ def exports_alone(method, kwargs, left_out):
     return True
 
 
-def negotiation(fw, ask):
-    """What __dlpack__ answers; VER-4, STRM-1, STRM-3, STRM-4 judged by the bridge."""
+def read_only_array(fw, shape, values=None):
+    """plain_array made read-only by fw.read_only; None when fw has no read-only arrays."""
+    try:
+        return fw.read_only(plain_array(fw, shape, values))
+    except Unsupported:
+        return None
+
+
+def negotiation(fw, ask, read_only=False):
+    """What __dlpack__ answers, of a plain array or of a read-only one; VER-4, STRM-1, STRM-3,
+    STRM-4 judged by the bridge."""
     def body():
-        value = plain_array(fw, (2, 2))
+        value = read_only_array(fw, (2, 2)) if read_only else plain_array(fw, (2, 2))
+        if value is None:
+            return ("skip", "", "", "", "n/a: no read-only arrays")
         kwargs = dict(ask)
         before = sys.getrefcount(value)
         stream_on_cpu = kwargs.get("stream") is not None
@@ -139,6 +155,13 @@ def negotiation(fw, ask):
             if malformed_ask:  # any refusal: "other errors" for "incorrect arguments passed"
                 return ("pass", "", "", "", f"{type(e).__name__}: {clean(e)[:160]} (max_version="
                         f"{kwargs['max_version']!r} refused)")
+            if read_only and not (kwargs and isinstance(e, TypeError)):  # (a keyword's: below)
+                # READ_ONLY cannot reach an older caller: a refusal is the data's
+                if isinstance(e, BufferError):
+                    return ("pass", "", "", "", f"BufferError: {clean(e)[:160]}")
+                return outcome(bridge.make_finding(
+                    "refusal-not-buffer-error", "VER-4", f"{type(e).__name__} for a read-only "
+                    f"array and {kwargs}: {e}"), "")
             return refused_export(fw, value.__dlpack__, kwargs, e)
         malformed = capsule_finding(fw.label, capsule, kwargs)
         if malformed is not None:
@@ -530,6 +553,38 @@ def xapi(fw, check):
         if failed:
             return outcome(bridge.make_finding("xapi-violation", check, failed[0][2]), "")
         return ("pass", "", "", "", "; ".join(r[2] for r in mine))
+    return body
+
+
+def xapi_read_only(fw):
+    """The exchange API of a read-only array's type (torch's ReadOnlyTensorWrapper publishes a
+    const table, P-63): from_py_object exports it with READ_ONLY, as __dlpack__ must (FLAG-1b), or
+    refuses it."""
+    def body():
+        values = fw.np.arange(6, dtype="float32").reshape(2, 3)
+        value = read_only_array(fw, (2, 3), values)
+        if value is None:
+            return ("skip", "", "", "", "n/a: no read-only arrays")
+        answer = bridge.xapi_from_py_object(value)
+        if answer is None:
+            return ("pass", "", "", "", f"{type(value).__name__} (read-only) has no major-1 "
+                    f"exchange-API table with a from_py_object on its type")
+        rc, capsule, error, _ = answer
+        if rc != 0 or capsule is None:  # XAPI-3 and XAPI-5 judge how a table refuses
+            return ("pass", "", "", "", f"from_py_object refused the read-only array (rc {rc}): "
+                    f"{clean(error.split(chr(10))[0])[:160]}")
+        expected = {"shape": (2, 3), "dtype": (2, 32, 1), "elements": 6, "read_only": True,
+                    "digest": bridge.digest(values.tobytes())}
+        seen = bridge.consume(HeldCapsule(capsule), max_version=(1, 3), expected=expected,
+                              producer=fw.label)
+        finding = seen.get("finding")
+        if finding and finding[1] != "FLAG-1b":  # the tensor itself is wrong: as XAPI-5's check
+            return outcome(bridge.make_finding(
+                "xapi-violation", "XAPI-5", f"expected from_py_object of a read-only array to hand "
+                f"over its values, or refuse it, but: {finding[3]}"), "")
+        if finding:
+            return outcome(finding, "")
+        return ("pass", "", "", "", f"{type(value).__name__}'s table: READ_ONLY set")
     return body
 
 

@@ -8,11 +8,12 @@
 //
 // An instance is a 2-D float32 CPU array: T() holds arange(6) as 2x3, and obj[r, c] with two
 // slices is a view of it (obj[:, 1:] is the non-compact one the checker asks for); tolist() gives
-// its values. Storage comes from a pool of blocks, not from malloc: a released block is
-// scribbled with 0xff bytes (NaN), as a freed and reused allocation would be, so that reading it
-// is a wrong value the checker records rather than a use-after-free that would end an ASan build
-// first. The throws_in_* tables let a C++ exception out of a C function on purpose (this file is
-// compiled with exceptions, as every C++ file of the build is).
+// its values; read_only(obj) is a read-only view of it, exported with READ_ONLY (but by
+// from_py_object_drops_read_only). Storage comes from a pool of blocks, not from malloc: a
+// released block is scribbled with 0xff bytes (NaN), as a freed and reused allocation would be,
+// so that reading it is a wrong value the checker records rather than a use-after-free that
+// would end an ASan build first. The throws_in_* tables let a C++ exception out of a C function
+// on purpose (this file is compiled with exceptions, as every C++ file of the build is).
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <dlpack/dlpack.h>
@@ -66,7 +67,8 @@ namespace {
   X(work_stream_not_current)                                                                   \
   X(unexpressible_value_error)                                                                 \
   X(allocator_null_deleter)                                                                    \
-  X(dltensor_shape_released)
+  X(dltensor_shape_released)                                                                  \
+  X(from_py_object_drops_read_only)
 
 #define PLANTED_ENUM(name) name,
 enum class Table { PLANTED_TABLES(PLANTED_ENUM) count };
@@ -126,6 +128,7 @@ struct Planted {
   DLManagedTensorVersioned* held;  // the tensor to_py_object took, deleted when this dies
   PyObject* weakrefs;
   bool unexpressible;  // stands for data DLPack cannot describe (a ragged layout, say)
+  bool read_only;      // immutable data: from_py_object's tensor says READ_ONLY
 };
 
 PyTypeObject* g_types[kCount];
@@ -174,6 +177,7 @@ Planted* alloc_planted(PyTypeObject* type) noexcept {
   p->held = nullptr;
   p->weakrefs = nullptr;
   p->unexpressible = false;
+  p->read_only = false;
   return p;
 }
 void set_shape(Planted* p, int64_t rows, int64_t cols) noexcept {
@@ -245,6 +249,7 @@ PyObject* planted_subscript(PyObject* self, PyObject* key) {
   set_shape(view, length[0], length[1]);
   view->strides[0] = p->strides[0] * step[0];
   view->strides[1] = p->strides[1] * step[1];
+  view->read_only = p->read_only;
   Py_INCREF(self);
   view->base = self;
   return reinterpret_cast<PyObject*>(view);
@@ -413,6 +418,9 @@ int from_py_object(void* py_object, DLManagedTensorVersioned** out) {
   e->strides[0] = p->strides[0];
   e->strides[1] = p->strides[1];
   if constexpr (T == Table::from_py_object_drops_offset) t.byte_offset = 0;
+  if (p->read_only && T != Table::from_py_object_drops_read_only) {
+    e->tensor.flags |= DLPACK_FLAG_BITMASK_READ_ONLY;
+  }
   if constexpr (T == Table::from_py_object_frees_data) {
     // Exports a compact copy, and releases the copy before returning.
     const int block = acquire_block();
@@ -617,6 +625,24 @@ PyObject* unexpressible(PyObject*, PyObject* type) {
   return obj;
 }
 
+// read_only(array): a read-only view of a planted array, of its type (what torch's
+// ReadOnlyTensorWrapper is to a tensor).
+PyObject* read_only(PyObject*, PyObject* array) {
+  bool planted_type = false;
+  for (size_t i = 0; i < kCount; ++i) planted_type |= Py_TYPE(array) == g_types[i];
+  if (!planted_type) {
+    PyErr_SetString(PyExc_TypeError, "expected a planted array but found another object");
+    return nullptr;
+  }
+  PyObject* all = PySlice_New(nullptr, nullptr, nullptr);
+  PyObject* key = all != nullptr ? PyTuple_Pack(2, all, all) : nullptr;
+  PyObject* view = key != nullptr ? planted_subscript(array, key) : nullptr;
+  Py_XDECREF(key);
+  Py_XDECREF(all);
+  if (view != nullptr) reinterpret_cast<Planted*>(view)->read_only = true;
+  return view;
+}
+
 // take_calls(): the calls recorded since the last take_calls, as (table, slot, type) tuples, in
 // order; the record is emptied.
 PyObject* take_calls(PyObject*, PyObject*) {
@@ -654,6 +680,8 @@ PyMethodDef module_methods[] = {
     {"names", names, METH_NOARGS, "The planted tables' names: each is a type of this module."},
     {"unexpressible", unexpressible, METH_O,
      "unexpressible(type): a planted array of that type that DLPack cannot describe."},
+    {"read_only", read_only, METH_O,
+     "read_only(array): a read-only view of a planted array (READ_ONLY in its exports)."},
     {nullptr, nullptr, 0, nullptr}};
 
 PyModuleDef module_def = {PyModuleDef_HEAD_INIT,

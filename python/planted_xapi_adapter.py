@@ -34,6 +34,9 @@ class PlantedTable(dlc.PlantedParty):
     def writable(self, value):
         return False
 
+    def read_only(self, value):  # a read-only view, as torch's ReadOnlyTensorWrapper
+        return planted.read_only(value)
+
     def unexpressible(self):
         return {"ragged": ("a planted array DLPack cannot describe",
                            lambda: planted.unexpressible(getattr(planted, self.table)))}

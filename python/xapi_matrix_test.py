@@ -3,8 +3,9 @@
 python/planted_xapi_adapter.py --filter 'xapi/*'` runs the xapi cases of every planted table, the
 case body torch's and Paddle's tables go through. Each broken table's case of the rule it breaks
 fails with xapi-violation of that rule, its other cases pass, and the controls pass every case
-(planted_xapi_expected.py says which table breaks what). A table without its five cases in
-the report is a failure too. The two CUDA stand-ins' device row (current-work-stream) fails for
+(planted_xapi_expected.py says which table breaks what); a read-only view's tensor says
+READ_ONLY but for from_py_object_drops_read_only's. A table without its cases in the report is a
+failure too. The two CUDA stand-ins' device row (current-work-stream) fails for
 work_stream_not_current's table and passes for the correct one."""
 import os
 import sys
@@ -27,6 +28,15 @@ UNEXPRESSIBLE_EXPECTED = {
     "work_stream_not_current": "missing",
 }
 
+# from_py_object handed a read-only view (planted.read_only, as torch's ReadOnlyTensorWrapper):
+# READ_ONLY set, or a refusal, passes.
+READ_ONLY = "read-only"
+READ_ONLY_EXPECTED = {
+    "from_py_object_drops_read_only": "producer-violation FLAG-1b",
+    "from_py_object_frees_data": "xapi-violation XAPI-5",  # its tensor reads freed data
+    "work_stream_not_current": "missing",  # host arrays only, as above
+}
+
 
 def main():
     seen = planted_matrix.run("planted_xapi_adapter.py", "xapi/*", timeout=600)
@@ -34,11 +44,13 @@ def main():
         return 1
     failures = 0
     for table, broken in EXPECTED.items():
-        for check in CHECKS + (UNEXPRESSIBLE,):
+        for check in CHECKS + (UNEXPRESSIBLE, READ_ONLY):
             found = seen.get(f"xapi/module/{PARTY.get(table, f'xapi-{table}@1')}/{check}")
             want = f"xapi-violation {check}" if broken and broken[0] == check else "none"
             if check == UNEXPRESSIBLE:
                 want = UNEXPRESSIBLE_EXPECTED.get(table, "none")
+            if check == READ_ONLY:
+                want = READ_ONLY_EXPECTED.get(table, "none")
             got = ("skip" if found is not None and found["verdict"] == "skip" else
                    planted_matrix.verdict(found))
             ok = got == want

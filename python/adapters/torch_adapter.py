@@ -1,5 +1,5 @@
 """torch: a built-in adapter of the interface in dlconform_adapter.py."""
-from dlconform_adapter import COMMON, NARROW_FLOATS, Framework, sliced_view
+from dlconform_adapter import COMMON, NARROW_FLOATS, Framework, Unsupported, sliced_view
 
 
 class Torch(Framework):
@@ -13,6 +13,10 @@ class Torch(Framework):
         super().__init__()
         import torch.utils.dlpack
         self.legacy_exports = {"to_dlpack": torch.utils.dlpack.to_dlpack}
+        # torch 2.15's read-only view for DLPack export only: its __dlpack__ asks read_only=True,
+        # and its type publishes the const exchange API (torch._C._const_dlpack_exchange_api()).
+        self.read_only_wrapper = getattr(torch.utils.dlpack, "ReadOnlyTensorWrapper", None)
+        self.read_only_arrays = self.read_only_wrapper is not None
 
     def from_np(self, array):
         return self.module.from_numpy(array.copy()) if array.dtype.name != "bfloat16" else \
@@ -22,7 +26,15 @@ class Torch(Framework):
         return sliced_view(value, kind, lambda v, shape: v.expand(shape),
                            transpose=lambda v: v.t(), reverse=None)
 
+    def read_only(self, value):
+        if self.read_only_wrapper is None:
+            raise Unsupported("no read-only tensors before torch.utils.dlpack.ReadOnlyTensorWrapper")
+        return self.read_only_wrapper(value)
+
     def to_np(self, value):
+        if self.read_only_wrapper is not None and isinstance(value, self.read_only_wrapper):
+            with self.module._C.DisableTorchFunctionSubclass():  # it refuses every torch op
+                value = value.as_subclass(self.module.Tensor)
         if value.dtype == self.module.bfloat16:
             import ml_dtypes
             return value.contiguous().view(self.module.int16).numpy().view(ml_dtypes.bfloat16)
