@@ -13,6 +13,8 @@
 //   syncs_wrong_stream makes its own stream wait instead of the consumer's
 //   takes_zero         makes stream 0 (the legacy default) wait, whatever the consumer passed
 //   wrong_free         frees cudaMallocHost memory with cudaFree in its deleter (LIFE-5)
+//   copy_ignores_stream makes the consumer's stream wait for a plain export's write, but not
+//                      for a copy's (copy=True): the copy is not performed over that stream
 #include <dlpack/dlpack.h>
 
 #include <vector>
@@ -24,6 +26,7 @@
 #define DLC_BUG_syncs_wrong_stream 2
 #define DLC_BUG_takes_zero 3
 #define DLC_BUG_wrong_free 4
+#define DLC_BUG_copy_ignores_stream 5
 
 namespace {
 
@@ -226,6 +229,8 @@ int build(const DLCRequest& request, DLTensor* t, CudaContext* c, char* err, siz
 #elif DLC_BUG_ID == DLC_BUG_takes_zero
   const bool wait = true;
   target = nullptr;  // stream 0, the legacy default: a non-blocking stream does not wait on it
+#elif DLC_BUG_ID == DLC_BUG_copy_ignores_stream
+  const bool wait = consumer_stream(request, &target) && request.copy != 1;
 #else
   const bool wait = consumer_stream(request, &target);
 #endif

@@ -167,7 +167,10 @@ def load_cases(root=ROOT):
                "rule": case.get("rule_id", ""), "class": case.get("finding_class", ""),
                "producer": producer.get("name", ""), "consumer": consumer.get("name", ""),
                "producer_header": producer.get("header", ""),
-               "consumer_header": consumer.get("header", ""), "report": report}
+               "consumer_header": consumer.get("header", ""), "report": report,
+               "expected_rule": case.get("expected_rule", ""),
+               "awaits_gpu": case.get("verdict") == "skip"
+               and case.get("detail", "").startswith("no CUDA device")}
         row["planted_party"] = planted_party(row, parties)
         out.append(row)
 
@@ -281,7 +284,9 @@ def render(obligations, properties):
         "  same rule in another situation does not count. No case of a planted-*.json report is",
         "  a real one.",
         "- **prepared (GPU)**: the planted and real cases are judged only by the committed GPU run",
-        "  (`reports/gpu.json`, `tools/gpu-check`), not by the main job.",
+        "  (`reports/gpu.json`, `tools/gpu-check`), not by the main job; or, not yet run on a GPU,",
+        "  the main job plans them and skips them for want of a CUDA device, a planted one",
+        "  expected to fail under one of the row's rules (its reason says so).",
         "- **not judged (why)**: no planted party in the committed reports breaks it (its",
         "  planted stand-ins may be unit tests or fuzz targets only), or no case, no rule or no",
         "  failing outcome exists. Real libraries may still fail such a row's cases: the check",

@@ -18,8 +18,10 @@ It fails when
       reports count as the main job's, as matrix.json);
   (c) a glob is malformed (whitespace, an open bracket, a first segment that is not a literal
       scenario of the reports), matches no case, or a planted glob matches a case that is not
-      planted; a `prepared (GPU)` row's globs match no case of gpu.json, or a case the main
-      job judged (matrix.json or a planted-*.json report);
+      planted; a `prepared (GPU)` row's globs match no case of gpu.json (unless every case
+      they match is one the main job planned and skipped for want of a CUDA device, awaiting
+      the GPU run, and a planted one of them is planned to fail under one of the row's rules),
+      or a case the main job judged (matrix.json or a planted-*.json report);
   (d) docs/coverage.md, or the coverage line of README.md, is not what tools/coverage.py writes;
   (e) a rule id is not one of harness/judge/rules.def;
   (f) a case of a planted-*.json report names no planted party of its file (a party renamed or
@@ -131,8 +133,19 @@ def check_row(row, kind, index, rules, scenarios):
             bad("a planted glob on a prepared (GPU) row", "none")
         for glob in planted + real:
             cases = matched.get(glob, [])
-            if cases and not any(c["report"] == "gpu" for c in cases):
-                bad(f"`{glob}` to match cases of gpu.json", "none")
+            # Not yet run on a GPU: the main job planned the cases and skipped them for want of a
+            # CUDA device; a planted one must be planned to fail under one of the row's rules.
+            waiting = [c for c in cases if c["report"] in coverage.MAIN_REPORTS
+                       and c["awaits_gpu"]]
+            if cases and not any(c["report"] == "gpu" for c in cases) and \
+                    len(waiting) != len(cases):
+                bad(f"`{glob}` to match cases of gpu.json, or main-job cases skipped for want of "
+                    f"a CUDA device", "none")
+            if glob in planted and waiting and len(waiting) == len(cases) and \
+                    not any(c["expected_rule"] in row_rules for c in waiting):
+                bad(f"a planted case under `{glob}` planned to fail under one of the rules "
+                    f"{row['rules']}", "rules " + ", ".join(sorted({c["expected_rule"] or "none"
+                                                                    for c in waiting})))
             judged_here = [c["id"] for c in cases if c["report"] in coverage.MAIN_REPORTS
                            and c["verdict"] != "skip"]
             if judged_here:
@@ -179,7 +192,13 @@ def self_test(obligations, properties, index, rules, scenarios, cases):
                        "verdict": "pass", "expected": "pass", "known": False, "rule": "",
                        "class": "", "producer": "selftest-passing-producer",
                        "consumer": "strict-consumer", "report": "matrix"}
-    index = coverage.Index(cases + [passing_planted])
+    # A planted CUDA case the main job planned and skipped for want of a device.
+    awaiting_planted = {"id": "planted/selftest-cuda-producer@v1.3/cuda-consumer@v1.3/cuda/x",
+                        "verdict": "skip", "expected": "skip", "known": False, "rule": "",
+                        "class": "", "producer": "selftest-cuda-producer",
+                        "consumer": "cuda-consumer", "report": "matrix",
+                        "expected_rule": "STRM-1", "awaits_gpu": True}
+    index = coverage.Index(cases + [passing_planted, awaiting_planted])
 
     def mutated(**cells):
         row = copy.deepcopy(judged)
@@ -220,6 +239,19 @@ def self_test(obligations, properties, index, rules, scenarios, cases):
     if found:
         missed.append(f"nothing on a row judged by a planted-consumers.json case (found: "
                       f"{found[0]})")
+    # A prepared row not yet run on a GPU: its planted glob's skipped cases must be planned to
+    # fail under one of its rules, and a glob matching a case that ran here is not prepared.
+    prepared = mutated(state="prepared (GPU)", planted="planted/selftest-cuda-producer@*",
+                       rules="STRM-1", real="cuda/*/cuda-producer@v1.3/cuda-consumer@v1.3/*")
+    found = check_row(prepared, "obligations", index, rules, scenarios)
+    if found:
+        missed.append(f"nothing on a prepared row whose planted case awaits the GPU (found: "
+                      f"{found[0]})")
+    prepared["rules"] = "LIFE-3"
+    if not check_row(prepared, "obligations", index, rules, scenarios):
+        missed.append("a prepared row whose planted case awaits the GPU under another rule")
+    if not check_row(mutated(state="prepared (GPU)"), "obligations", index, rules, scenarios):
+        missed.append("a prepared row whose globs match cases judged here")
     stale = coverage.render(obligations, properties).replace(judged["id"], judged["id"] + "x", 1)
     if not check_documents(obligations, properties, stale,
                            coverage.headline(obligations, properties)):

@@ -449,6 +449,12 @@ void later_tensors(Builder& b) {
   DLCTensorSpec s = make(2, 32, {8, 8});
   s.options = DLC_SPEC_NULL_MANAGER_CTX;
   b.add("f32_8x8_null_manager_ctx", s, false, Rule::LIFE_3).test_layout = true;
+  // A copy asked of a CUDA producer (copy=True): the Array API's __dlpack__ note, "the copy must
+  // be performed over stream", so the consumer's stream waits for the copy as for any write.
+  TensorCase& copy = b.add("cuda/f32_8x8_copy_true", make(2, 32, {8, 8}), false, Rule::STRM_1);
+  copy.spec.device = {2, 0};
+  copy.real_device = true;
+  copy.copy = 1;
 }
 
 std::vector<TensorCase> build() {
