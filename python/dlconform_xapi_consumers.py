@@ -21,7 +21,13 @@ on the sentences of dlpack.h v1.3 that bind the consumer:
       owning tensor (managed_tensor_from_py_object_no_sync) keeps the array alive itself.
 
 Each importer of an adapter's xapi_imports (TVM-FFI's FFI call, whose tensor arguments go through
-the table: `ffi-call`) gets the same three, as xapi-consumer/ENV/B@W/API/CHECK.
+the table: `ffi-call`) gets the same three, as xapi-consumer/ENV/B@W/API/CHECK, and a fourth:
+
+  xapi-consumer/ENV/B@W/API/work-stream  a CUDA stand-in (a planted array whose tensors say
+      kDLCUDA device 0, its data on the host) handed to the call: "The consumer should query
+      DLPackCurrentWorkStream to get the current work stream and launch kernels on it" (XAPI-5,
+      SHOULD). A call that asks no current_work_stream(2, 0) of the table is
+      work-stream-not-queried. A conversion (from_dlpack) launches nothing, so it is not asked.
 A consumer whose from_dlpack calls no planted table (it reads none, and the planted arrays have no
 __dlpack__) is n/a. A wheel ships the planted module beside the bridge (python/meson.build), so a
 library judged by its module name gets these cases too; where it is missing, each is n/a."""
@@ -38,7 +44,12 @@ except ImportError:  # a build without it: its cases are n/a
 
 ATTRIBUTE = "__dlpack_c_exchange_api__"
 VALUES = [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]  # every planted array: arange(6) as 2x3
-CHECKS = {"table-on-type": "XAPI-1", "table-per-type": "XAPI-5", "borrowed-dltensor": "XAPI-5"}
+CHECKS = {"table-on-type": "XAPI-1", "table-per-type": "XAPI-5", "borrowed-dltensor": "XAPI-5",
+          "work-stream": "XAPI-5"}
+# A conversion (from_dlpack) launches nothing on the tensor it makes: the current work stream is
+# asked of a call that runs a function on its arguments (an adapter's xapi_imports).
+CALL_ONLY = ("work-stream",)
+CUDA = 2
 
 
 def calls_text(calls):
@@ -161,8 +172,31 @@ def borrowed_dltensor(fw, importer):
             f"{', '.join(slots)}")
 
 
+def work_stream(fw, importer):
+    obj = planted.cuda_stand_in(planted.correct())
+    planted.take_stream_queries()  # what came before is not this case's
+    value, error = imported(fw, importer, obj)
+    calls = planted.take_calls()
+    queries = planted.take_stream_queries()
+    del value, obj
+    skipped = none_called(fw, error, calls)
+    if skipped:
+        return skipped
+    asked = "; ".join(f"{table}.current_work_stream({device_type}, {device_id})"
+                      for table, device_type, device_id in queries) or "no query"
+    if not any(device_type == CUDA and device_id == 0 for _, device_type, device_id in queries):
+        return outcome(bridge.make_finding(
+            "work-stream-not-queried", "XAPI-5", f"expected {fw.label} to ask the table's "
+            f"current_work_stream(2, 0) for the CUDA tensor it was handed, to run on that stream, "
+            f"but found {asked} [calls: {calls_text(calls)}] (dlpack.h v1.3: \"The consumer should "
+            f"query DLPackCurrentWorkStream to get the current work stream and launch kernels on "
+            f"it\")"), "")
+    return ("pass", "", "", "", f"{asked} [calls: {calls_text(calls)}]"
+            + (f"; raised {error}" if error else ""))
+
+
 CASES = {"table-on-type": table_on_type, "table-per-type": table_per_type,
-         "borrowed-dltensor": borrowed_dltensor}
+         "borrowed-dltensor": borrowed_dltensor, "work-stream": work_stream}
 
 
 def plan_xapi_consumer_cases(frameworks, env):
@@ -176,6 +210,8 @@ def plan_xapi_consumer_cases(frameworks, env):
         apis = ([None] if fw.imports and fw.asks else []) + sorted(fw.xapi_imports)
         for api in apis:
             for check, rule in CHECKS.items():
+                if api is None and check in CALL_ONLY:
+                    continue
                 name = check if api is None else f"{api}/{check}"
                 cases.append(Case(f"xapi-consumer/{env}/{fw.label}/{name}", "xapi-consumer",
                                   "dlconform-xapi-producer", "dlconform-xapi-producer@v1.3",

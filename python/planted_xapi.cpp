@@ -129,6 +129,7 @@ struct Planted {
   PyObject* weakrefs;
   bool unexpressible;  // stands for data DLPack cannot describe (a ragged layout, say)
   bool read_only;      // immutable data: from_py_object's tensor says READ_ONLY
+  bool on_cuda;        // a CUDA stand-in: its tensors say kDLCUDA (the data stays on the host)
 };
 
 PyTypeObject* g_types[kCount];
@@ -155,6 +156,24 @@ struct Call {
 Call g_calls[64];
 size_t g_call_count = 0;
 
+// Every current_work_stream query, in order: which table, for which device. The slot may be
+// called without the GIL, so the record takes no Python reference and has a lock of its own.
+struct Query {
+  size_t table;
+  int device_type;
+  int device_id;
+};
+Query g_queries[64];
+size_t g_query_count = 0;
+std::mutex g_query_lock;
+
+void record_query(size_t table, int device_type, int device_id) noexcept {
+  std::lock_guard<std::mutex> lock(g_query_lock);
+  if (g_query_count < sizeof g_queries / sizeof g_queries[0]) {
+    g_queries[g_query_count++] = {table, device_type, device_id};
+  }
+}
+
 void record_call(size_t table, const char* slot, void* py_object) noexcept {
   if (g_call_count == sizeof g_calls / sizeof g_calls[0]) return;
   PyObject* type = reinterpret_cast<PyObject*>(Py_TYPE(static_cast<PyObject*>(py_object)));
@@ -178,6 +197,7 @@ Planted* alloc_planted(PyTypeObject* type) noexcept {
   p->weakrefs = nullptr;
   p->unexpressible = false;
   p->read_only = false;
+  p->on_cuda = false;
   return p;
 }
 void set_shape(Planted* p, int64_t rows, int64_t cols) noexcept {
@@ -250,6 +270,7 @@ PyObject* planted_subscript(PyObject* self, PyObject* key) {
   view->strides[0] = p->strides[0] * step[0];
   view->strides[1] = p->strides[1] * step[1];
   view->read_only = p->read_only;
+  view->on_cuda = p->on_cuda;
   Py_INCREF(self);
   view->base = self;
   return reinterpret_cast<PyObject*>(view);
@@ -418,6 +439,7 @@ int from_py_object(void* py_object, DLManagedTensorVersioned** out) {
   e->strides[0] = p->strides[0];
   e->strides[1] = p->strides[1];
   if constexpr (T == Table::from_py_object_drops_offset) t.byte_offset = 0;
+  if (p->on_cuda) t.device = {kDLCUDA, 0};
   if (p->read_only && T != Table::from_py_object_drops_read_only) {
     e->tensor.flags |= DLPACK_FLAG_BITMASK_READ_ONLY;
   }
@@ -499,7 +521,7 @@ int dltensor_from_py_object(void* py_object, DLTensor* out) {
     return -1;
   }
   out->data = p->data;
-  out->device = {kDLCPU, 0};
+  out->device = {p->on_cuda ? kDLCUDA : kDLCPU, 0};
   out->ndim = 2;
   out->dtype = {kDLFloat, 32, 1};
   out->shape = p->shape;
@@ -522,10 +544,11 @@ int dltensor_from_py_object(void* py_object, DLTensor* out) {
 }
 
 template <Table T>
-int current_work_stream(DLDeviceType device_type, int32_t, void** out_current_stream) {
+int current_work_stream(DLDeviceType device_type, int32_t device_id, void** out_current_stream) {
   if constexpr (T == Table::throws_in_current_work_stream) {
     throw std::runtime_error("planted: current_work_stream throws");
   }
+  record_query(static_cast<size_t>(T), static_cast<int>(device_type), device_id);
   if constexpr (T == Table::current_work_stream_error_unset) return -1;
   if (device_type == kDLCUDA) {  // the CUDA stand-ins' (planted_xapi_adapter.py): their current
     // stream is the legacy default (NULL); work_stream_not_current answers a handle that is no
@@ -625,9 +648,8 @@ PyObject* unexpressible(PyObject*, PyObject* type) {
   return obj;
 }
 
-// read_only(array): a read-only view of a planted array, of its type (what torch's
-// ReadOnlyTensorWrapper is to a tensor).
-PyObject* read_only(PyObject*, PyObject* array) {
+// A view of the whole of a planted array, of its type; NULL with TypeError for another object.
+Planted* whole_view(PyObject* array) {
   bool planted_type = false;
   for (size_t i = 0; i < kCount; ++i) planted_type |= Py_TYPE(array) == g_types[i];
   if (!planted_type) {
@@ -639,8 +661,38 @@ PyObject* read_only(PyObject*, PyObject* array) {
   PyObject* view = key != nullptr ? planted_subscript(array, key) : nullptr;
   Py_XDECREF(key);
   Py_XDECREF(all);
-  if (view != nullptr) reinterpret_cast<Planted*>(view)->read_only = true;
-  return view;
+  return reinterpret_cast<Planted*>(view);
+}
+
+// read_only(array): a read-only view of a planted array, of its type (what torch's
+// ReadOnlyTensorWrapper is to a tensor).
+PyObject* read_only(PyObject*, PyObject* array) {
+  Planted* view = whole_view(array);
+  if (view != nullptr) view->read_only = true;
+  return reinterpret_cast<PyObject*>(view);
+}
+
+// cuda_stand_in(array): a view of a planted array whose tensors say kDLCUDA device 0, for the
+// consumer's current_work_stream query (its data stays host memory: nothing may launch on it).
+PyObject* cuda_stand_in(PyObject*, PyObject* array) {
+  Planted* view = whole_view(array);
+  if (view != nullptr) view->on_cuda = true;
+  return reinterpret_cast<PyObject*>(view);
+}
+
+// take_stream_queries(): the current_work_stream queries since the last take, as (table,
+// device_type, device_id) tuples, in order; the record is emptied.
+PyObject* take_stream_queries(PyObject*, PyObject*) {
+  std::lock_guard<std::mutex> lock(g_query_lock);
+  PyObject* out = PyList_New(static_cast<Py_ssize_t>(g_query_count));
+  for (size_t i = 0; out != nullptr && i < g_query_count; ++i) {
+    PyObject* row = Py_BuildValue("(sii)", kNames[g_queries[i].table], g_queries[i].device_type,
+                                  g_queries[i].device_id);
+    if (row == nullptr) Py_CLEAR(out);
+    else PyList_SetItem(out, static_cast<Py_ssize_t>(i), row);
+  }
+  g_query_count = 0;
+  return out;
 }
 
 // take_calls(): the calls recorded since the last take_calls, as (table, slot, type) tuples, in
@@ -682,6 +734,11 @@ PyMethodDef module_methods[] = {
      "unexpressible(type): a planted array of that type that DLPack cannot describe."},
     {"read_only", read_only, METH_O,
      "read_only(array): a read-only view of a planted array (READ_ONLY in its exports)."},
+    {"cuda_stand_in", cuda_stand_in, METH_O,
+     "cuda_stand_in(array): a view whose tensors say kDLCUDA device 0 (host data behind)."},
+    {"take_stream_queries", take_stream_queries, METH_NOARGS,
+     "take_stream_queries(): [(table, device_type, device_id)]: each table's current_work_stream "
+     "queries since the last take, in order (at most 64 kept)."},
     {nullptr, nullptr, 0, nullptr}};
 
 PyModuleDef module_def = {PyModuleDef_HEAD_INIT,

@@ -18,6 +18,14 @@ other; the correct one has no finding.
   xapi-borrows-dltensor  views what dltensor_from_py_object_no_sync fills in, and keeps no
                          reference to the object it came from (xapi-consumer-violation XAPI-5:
                          "only guaranteed until control is returned")
+  xapi-ignores-work-stream  its call runs on a device tensor without asking the table's
+                         current_work_stream (work-stream-not-queried XAPI-5: "The consumer should
+                         query DLPackCurrentWorkStream to get the current work stream and launch
+                         kernels on it")
+
+Each has a call too (xapi_imports "call"): a function of the planted library run on its argument,
+as TVM-FFI's FFI call is. Its tensor comes through the same table; for a device tensor the
+correct call asks current_work_stream for that device first, the stream its kernel would run on.
 """
 import ctypes
 import os
@@ -29,6 +37,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "rep
 import dlconform_capsule as cap  # noqa: E402  (beside this file, in reproducers/)
 
 ATTRIBUTE = "__dlpack_c_exchange_api__"
+CPU = 1
+# DLPackCurrentWorkStream: int (*)(DLDeviceType, int32_t, void**), called with the GIL held.
+CURRENT_WORK_STREAM = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_int, ctypes.c_int32,
+                                        ctypes.POINTER(ctypes.c_void_p))
 
 
 class Imported:
@@ -40,6 +52,7 @@ class Imported:
         self.strides = ([tensor.strides[i] for i in range(tensor.ndim)] if tensor.strides else
                         [self.shape[1], 1])
         self.owned = owned
+        self.device = (tensor.device.device_type, tensor.device.device_id)
 
     def tolist(self):
         floats = ctypes.POINTER(ctypes.c_float).from_buffer(ctypes.c_void_p(self.data))
@@ -73,6 +86,20 @@ class Consumer:
         cap.FROM_PY_OBJECT(table.managed_tensor_from_py_object_no_sync)(obj, ctypes.byref(out))
         return Imported(out.contents.dl_tensor, owned=out)
 
+    def call(self, obj):
+        """A function of the library run on obj: its tensor, and for a device tensor the stream
+        its kernel runs on, the table's current work stream of that device."""
+        table = self.table(obj)
+        result = self.take(table, obj)
+        if result.device[0] != CPU:
+            self.stream_of(table, result.device)
+        return result
+
+    def stream_of(self, table, device):
+        stream = ctypes.c_void_p()
+        CURRENT_WORK_STREAM(table.current_work_stream)(device[0], device[1], ctypes.byref(stream))
+        return stream.value
+
 
 class InstanceLookup(Consumer):
     def table(self, obj):
@@ -97,6 +124,11 @@ class BorrowsDltensor(Consumer):
         return Imported(tensor)  # the planted view: nothing keeps obj, or the DLTensor, alive
 
 
+class IgnoresWorkStream(Consumer):
+    def stream_of(self, table, device):
+        return None  # the planted call: runs on a stream of its own, the producer's not asked
+
+
 class Planted(dlc.PlantedParty):
     """The adapter of the correct consumer, and the base of the planted ones'."""
     name = "numpy"  # the module the interface imports; the arrays are Imported views
@@ -107,6 +139,7 @@ class Planted(dlc.PlantedParty):
     def __init__(self):
         super().__init__()
         self.consumer = self.library()  # one library, its cache kept across the case's imports
+        self.xapi_imports = {"call": self.consumer.call}
 
     def probe(self):
         return {"dtypes": ["float32"], "has_xapi": False}
@@ -131,3 +164,8 @@ class FirstTableAdapter(Planted):
 class BorrowsDltensorAdapter(Planted):
     planted = "xapi-borrows-dltensor"
     library = BorrowsDltensor
+
+
+class IgnoresWorkStreamAdapter(Planted):
+    planted = "xapi-ignores-work-stream"
+    library = IgnoresWorkStream
