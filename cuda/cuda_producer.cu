@@ -6,7 +6,9 @@
 // written by a copy left pending on the producer's own stream behind a 50 ms hold; the
 // consumer's stream is made to wait for it (event record, then wait: STRM-1), by the rules of
 // STRM-2: no stream (None) or 1 is the legacy default stream, 2 the per-thread default, -1 asks
-// for no synchronisation, 0 is refused.
+// for no synchronisation, 0 is refused. Asked for dl_device=(1, 0), it makes a host copy, in
+// guarded host memory, once the pending write has landed (the Array API's __dlpack__: "a
+// synchronization must be performed to ensure data safety"); copy=False refuses it (STRM-4).
 //
 // Planted bugs (DLC_BUG, declared in harness/plan/planted_bugs.tsv, kind cuda):
 //   ignores_stream     never makes the consumer's stream wait
@@ -15,6 +17,8 @@
 //   wrong_free         frees cudaMallocHost memory with cudaFree in its deleter (LIFE-5)
 //   copy_ignores_stream makes the consumer's stream wait for a plain export's write, but not
 //                      for a copy's (copy=True): the copy is not performed over that stream
+//   host_copy_unsynced makes the host copy on a stream of its own, not ordered after its
+//                      pending write: the copy holds the values from before it
 #include <dlpack/dlpack.h>
 
 #include <vector>
@@ -27,6 +31,7 @@
 #define DLC_BUG_takes_zero 3
 #define DLC_BUG_wrong_free 4
 #define DLC_BUG_copy_ignores_stream 5
+#define DLC_BUG_host_copy_unsynced 6
 
 namespace {
 
@@ -110,6 +115,34 @@ void versioned_deleter(struct DLManagedTensorVersioned* self) {
   return true;
 }
 
+// The host copy dl_device=(1, 0) asks for: guarded host memory, laid out as the device storage,
+// filled once the write pending on c's stream has landed; `t` then describes it.
+int copy_to_host(CudaContext* c, DLTensor* t, int64_t lead, char* err, size_t err_len) {
+  auto* host = static_cast<uint8_t*>(dlc_mock::take(&c->owned, c->bytes, 256, DLC_ALLOC_DATA));
+  if (host == nullptr) return DLC_ERR_INTERNAL;
+#if DLC_BUG_ID == DLC_BUG_host_copy_unsynced
+  // Planted: a stream of its own, which does not wait for the pending write.
+  cudaStream_t copier = nullptr;
+  const bool copied =
+      dlc_cuda::ok(cudaStreamCreateWithFlags(&copier, cudaStreamNonBlocking),
+                   "cudaStreamCreateWithFlags", err, err_len) &&
+      dlc_cuda::ok(cudaMemcpyAsync(host, c->block, c->bytes, cudaMemcpyDefault, copier),
+                   "cudaMemcpyAsync", err, err_len) &&
+      dlc_cuda::ok(cudaStreamSynchronize(copier), "cudaStreamSynchronize", err, err_len);
+  if (copier != nullptr) cudaStreamDestroy(copier);
+#else
+  const bool copied =
+      dlc_cuda::ok(cudaEventSynchronize(c->written), "cudaEventSynchronize", err, err_len) &&
+      dlc_cuda::ok(cudaMemcpy(host, c->block, c->bytes, cudaMemcpyDefault), "cudaMemcpy", err,
+                   err_len);
+#endif
+  if (!copied) return DLC_ERR_INTERNAL;
+  t->device.device_type = kDLCPU;
+  t->device.device_id = 0;
+  t->data = host + lead;
+  return DLC_OK;
+}
+
 // Fills `t` for `spec` in CUDA memory; the write stays pending on c's stream (see the top).
 int build(const DLCRequest& request, DLTensor* t, CudaContext* c, char* err, size_t err_len) {
   const DLCTensorSpec& spec = request.tensor;
@@ -118,9 +151,18 @@ int build(const DLCRequest& request, DLTensor* t, CudaContext* c, char* err, siz
     set_error(err, err_len, "expected a CUDA device type (2, 3 or 13) for a CUDA producer");
     return DLC_ERR_BUFFER;
   }
-  if (request.has_dl_device && (request.dl_device.device_type != type ||
-                                request.dl_device.device_id != spec.device.device_id)) {
-    set_error(err, err_len, "cannot export to another device than the tensor's (STRM-3)");
+  const bool host_copy = request.has_dl_device && request.dl_device.device_type == 1 &&
+                         request.dl_device.device_id == 0;
+  if (request.has_dl_device && !host_copy &&
+      (request.dl_device.device_type != type ||
+       request.dl_device.device_id != spec.device.device_id)) {
+    set_error(err, err_len, "cannot export to another device than the tensor's or the host "
+                            "(STRM-3)");
+    return DLC_ERR_BUFFER;
+  }
+  if (host_copy && request.copy == 0) {
+    set_error(err, err_len, "cannot hand a CUDA tensor to the host without a copy, and copy=False "
+                            "forbids one (STRM-4)");
     return DLC_ERR_BUFFER;
   }
   if (request.has_stream && (request.stream == 0 || request.stream < -1)) {
@@ -238,6 +280,7 @@ int build(const DLCRequest& request, DLTensor* t, CudaContext* c, char* err, siz
                             err, err_len)) {
     return DLC_ERR_INTERNAL;
   }
+  if (host_copy) return copy_to_host(c, t, lead, err, err_len);
   t->data = static_cast<uint8_t*>(c->block) + lead;
   return DLC_OK;
 }
@@ -291,7 +334,8 @@ int make_versioned(const DLCRequest& request, DLCHandoff* out, char* err, size_t
   managed->deleter = versioned_deleter;
   uint64_t flags = 0;
   if (request.tensor.options & DLC_SPEC_READ_ONLY) flags |= DLPACK_FLAG_BITMASK_READ_ONLY;
-  if (request.copy == 1) flags |= DLPACK_FLAG_BITMASK_IS_COPIED;  // always a fresh tensor
+  const bool host_copy = request.has_dl_device && request.dl_device.device_type == 1;
+  if (request.copy == 1 || host_copy) flags |= DLPACK_FLAG_BITMASK_IS_COPIED;  // a fresh tensor
   managed->flags = flags;
   g_host->produced(g_host->ctx, managed);
   out->name = request.raw ? nullptr : "dltensor_versioned";

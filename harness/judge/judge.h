@@ -209,6 +209,9 @@ struct StreamFacts {
   // The consumer's values are the storage as it was before the producer's pending write landed
   // (every byte still the producer's fill pattern): it read too early.
   bool read_before_write = false;
+  // The tensor is a host copy the consumer asked for (dl_device=(1, 0)): the producer made it, and
+  // had to synchronise first.
+  bool host_copy = false;
   const char* consumer_label = "";
   const char* producer_label = "";
 };

@@ -223,9 +223,14 @@ void judge_stream_read(const StreamFacts& f, Finding* out) noexcept {
   out->clear();
   if (!f.read_before_write) return;
   auto w = out->set(FindingClass::stream_not_synchronised);
-  // The consumer's when its ask explains the early read, else the producer's.
-  out->role = !f.has_stream || f.stream == -1 ? Role::consumer : Role::producer;
-  if (!f.has_stream) {
+  // The consumer's when its ask explains the early read, else the producer's; a host copy is
+  // the producer's to synchronise whatever the consumer passed.
+  out->role = !f.host_copy && (!f.has_stream || f.stream == -1) ? Role::consumer : Role::producer;
+  if (f.host_copy) {
+    w.add("expected ").add(f.producer_label).add(" to synchronise before the host copy ")
+        .add(f.consumer_label).add(" asked for (dl_device=(1, 0)) but the copy holds the values ")
+        .add("from before its pending write");
+  } else if (!f.has_stream) {
     w.add("expected ").add(f.consumer_label).add(" to pass the stream it reads on, but it passed ")
         .add("none (the legacy default stream) and read before ").add(f.producer_label)
         .add("'s pending write landed");

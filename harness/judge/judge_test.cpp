@@ -723,6 +723,7 @@ TEST_CASE("judge: device values read before the producer's write landed (STRM-1)
     bool read_before_write;
     const char* expected;
     const char* blames;  // whose name the words put first
+    bool host_copy = false;
   };
   const Row rows[] = {
       {"the stream waited", true, 0x7f0012, false, "none", ""},
@@ -732,6 +733,10 @@ TEST_CASE("judge: device values read before the producer's write landed (STRM-1)
        "expected consumer@v1.3"},
       {"a consumer that passed -1 and did not synchronise", true, -1, true,
        "stream-not-synchronised STRM-1", "consumer@v1.3 passed stream=-1"},
+      // A host copy (dl_device=(1, 0)): the host consumer passes no stream; the producer syncs.
+      {"a host copy made after the write", false, 0, false, "none", "", true},
+      {"a host copy made before the write landed", false, 0, true,
+       "stream-not-synchronised STRM-1", "expected producer@v1.3", true},
   };
   for (const Row& row : rows) {
     dlc::StreamFacts f;
@@ -739,6 +744,7 @@ TEST_CASE("judge: device values read before the producer's write landed (STRM-1)
     f.has_stream = row.has_stream;
     f.stream = row.stream;
     f.read_before_write = row.read_before_write;
+    f.host_copy = row.host_copy;
     f.consumer_label = "consumer@v1.3";
     f.producer_label = "producer@v1.3";
     expect_verdict(row, f, dlc::judge_stream_read);

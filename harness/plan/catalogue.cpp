@@ -455,6 +455,11 @@ void later_tensors(Builder& b) {
   copy.spec.device = {2, 0};
   copy.real_device = true;
   copy.copy = 1;
+  // A host copy asked of a CUDA producer (dl_device=(1, 0)): made once its pending write landed.
+  TensorCase& host = b.add("cuda/f32_8x8_host_copy", make(2, 32, {8, 8}), false, Rule::STRM_1);
+  host.spec.device = {2, 0};
+  host.real_device = true;
+  host.host_copy = true;
 }
 
 std::vector<TensorCase> build() {

@@ -27,6 +27,10 @@ struct TensorCase {
   // A tensor in real device memory (CUDA, oneAPI): only a producer of that memory
   // (DLC_FEATURE_REAL_DEVICE) can make it; the digest is what reading it on the device gives.
   bool real_device = false;
+  // Asked of a device producer with dl_device=(1, 0) by a caller of DLPack 1.x: a host copy, which
+  // the producer must make after its pending write landed ("a synchronization must be performed
+  // to ensure data safety", the Array API's __dlpack__).
+  bool host_copy = false;
   // What reading every element in logical order gives (host tensors with a valid geometry).
   bool digest_known = false;
   uint64_t digest = 0;
