@@ -28,7 +28,8 @@ class Torch(Framework):
 
     def read_only(self, value):
         if self.read_only_wrapper is None:
-            raise Unsupported("no read-only tensors before torch.utils.dlpack.ReadOnlyTensorWrapper")
+            raise Unsupported("no read-only tensors (torch.utils.dlpack.ReadOnlyTensorWrapper "
+                              "is new in torch 2.15)")
         return self.read_only_wrapper(value)
 
     def to_np(self, value):
