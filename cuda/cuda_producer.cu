@@ -210,7 +210,13 @@ int build(const DLCRequest& request, DLTensor* t, CudaContext* c, char* err, siz
     t->strides[i] = sg.strides[i];
   }
   t->data = nullptr;
-  if (g.numel == 0) return DLC_OK;  // LAY-7: no storage, NULL data
+  if (g.numel == 0) {  // LAY-7: no storage, NULL data; a host copy of nothing is on the host
+    if (host_copy) {
+      t->device.device_type = kDLCPU;
+      t->device.device_id = 0;
+    }
+    return DLC_OK;
+  }
 
   const int64_t lead = (-g.min_offset) * static_cast<int64_t>(g.element_bytes);
   c->bytes = static_cast<size_t>(spec.byte_offset + g.storage_bytes + spec.pad_after);
