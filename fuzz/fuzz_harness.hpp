@@ -65,8 +65,10 @@ void die(const dlc::Finding& finding);
 // The rule a touch of a wild address breaks, where the input's NULL pointers explain it: element
 // i of a NULL shape or NULL strides lies at 8 * i, and a NULL data's elements around
 // byte_offset. Named by the field, not by the input's rule, so that one bug is one finding
-// however the fuzzer reached it. Rule::none where no NULL field explains the address, and for a
-// general-protection fault (a non-canonical pointer), whose address the kernel reports as 0.
+// however the fuzzer reached it. Rule::none where no NULL field explains the address. A
+// general-protection fault (a non-canonical pointer, whose address the kernel reports as 0) is
+// LAY-4 for a byte_offset of 2^47 or more, LAY-10 for elements 2^47 bytes or more from the
+// first, else Rule::none.
 dlc::Rule wild_address_rule(const TensorInput& in, uintptr_t address, bool general_protection);
 
 // The rule a fuzz input exercises, for findings that carry their case's rule (a rejected valid

@@ -1,7 +1,7 @@
 // Which rules a fuzz input exercises: the valid edge cases it has (valid_edges), the rule a
 // finding on it is named by when nothing more telling names it (rule_exercised), and the rule a
-// wild address breaks where a NULL field explains it (wild_address_rule). The targets, the
-// known-bug routing and the crash naming all ask these.
+// wild address breaks where a NULL field, or a field that leaves the address space, explains it
+// (wild_address_rule). The targets, the known-bug routing and the crash naming all ask these.
 #include "fuzz_harness.hpp"
 
 #include <algorithm>
@@ -77,10 +77,50 @@ dlc::Rule rule_exercised(const TensorInput& in) {
   return dlc::Rule::LAY_1;
 }
 
+namespace {
+
+// Whether an element lies 2^47 bytes or more from the first (x86-64's canonical half): no data
+// pointer keeps every element addressable. Zero-size and negative extents have none to reach.
+bool span_leaves_address_space(const TensorInput& in) {
+  if (in.layout & kShapeNull) return false;
+  constexpr uint64_t kLimit = uint64_t{1} << 47;
+  const uint64_t element_bytes = (uint64_t{in.dtype.bits} * in.dtype.lanes + 7) / 8;
+  const int64_t dims = std::min<int64_t>(std::max<int64_t>(in.ndim, 0), kExplicitDims);
+  uint64_t span = 0;
+  uint64_t compact = 1;  // the row-major stride of dimension i, for NULL strides (saturating)
+  for (int64_t i = dims - 1; i >= 0; --i) {
+    const int64_t extent = in.extent(i);
+    if (extent <= 0) return false;
+    const int64_t stride = in.stride(i);
+    const uint64_t given = stride < 0 ? uint64_t{0} - static_cast<uint64_t>(stride)
+                                      : static_cast<uint64_t>(stride);  // |stride|, INT64_MIN too
+    const uint64_t magnitude = (in.layout & kStridesNull) ? compact : given;
+    uint64_t term = 0;
+    if (__builtin_mul_overflow(magnitude, static_cast<uint64_t>(extent - 1), &term) ||
+        __builtin_mul_overflow(term, element_bytes, &term) ||
+        __builtin_add_overflow(span, term, &span) || span >= kLimit) {
+      return true;
+    }
+    if (__builtin_mul_overflow(compact, static_cast<uint64_t>(extent), &compact)) compact = kLimit;
+  }
+  return false;
+}
+
+}  // namespace
+
 dlc::Rule wild_address_rule(const TensorInput& in, uintptr_t address, bool general_protection) {
-  // A non-canonical pointer faults without its address (si_addr 0): no field explains it, and
-  // address 0 would read as element 0 of a NULL shape or strides.
-  if (general_protection) return dlc::Rule::none;
+  if (general_protection) {
+    // A non-canonical pointer faults without its address (si_addr 0, which would read as element
+    // 0 of a NULL shape or strides): it is named by the field that leaves the address space. A
+    // byte_offset of 2^47 or more puts the first element there whatever data is (a pointer
+    // below 2^47): LAY-4, "The first element is at (char*)data + byte_offset". Elements 2^47
+    // bytes or more beyond it: LAY-10. Else no field explains it.
+    constexpr uint64_t kCanonical = uint64_t{1} << 47;
+    if (in.byte_offset >= kCanonical && in.byte_offset < uint64_t{0} - (kCanonical << 1)) {
+      return dlc::Rule::LAY_4;
+    }
+    return span_leaves_address_space(in) ? dlc::Rule::LAY_10 : dlc::Rule::none;
+  }
   constexpr uintptr_t kNullPage = uintptr_t{1} << 16;  // Linux's lowest mappable address
   const uint64_t dims = in.ndim > 0 ? static_cast<uint64_t>(in.ndim) : 0;
   const bool in_array = dims > 0 && address < dims * sizeof(int64_t);

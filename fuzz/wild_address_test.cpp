@@ -1,5 +1,6 @@
 // wild_address_rule: a wild read is named by the NULL field that explains its address, and a
-// general-protection fault (a non-canonical pointer, reported at address 0) by none of them.
+// general-protection fault (a non-canonical pointer, reported at address 0) by the byte_offset
+// or the element span that leaves the address space, never by a NULL field.
 #include "fuzz_harness.hpp"
 
 #include "catch.hpp"
@@ -32,13 +33,35 @@ TEST_CASE("a wild read is named by the NULL field at its address") {
   CHECK(wild_address_rule(input(0, 2), 0, false) == Rule::none);
 }
 
-TEST_CASE("a general-protection fault is named by no NULL field") {
+TEST_CASE("a general-protection fault is named by the field that leaves the address space") {
   using dlc::Rule;
   using dlc_fuzz::wild_address_rule;
   // The kernel reports a non-canonical pointer's fault at address 0, which would otherwise read
-  // as element 0 of the NULL shape or strides, or as NULL data at byte_offset 0.
+  // as element 0 of the NULL shape or strides, or as NULL data at byte_offset 0: no NULL field
+  // names it.
   CHECK(wild_address_rule(input(dlc_fuzz::kShapeNull, 2), 0, true) == Rule::none);
   CHECK(wild_address_rule(input(dlc_fuzz::kStridesNull | dlc_fuzz::kDataNull, 2), 0, true) ==
         Rule::none);
   CHECK(wild_address_rule(input(dlc_fuzz::kDataNull, 1), 0, true) == Rule::none);
+  // A byte_offset of 2^47 or more: the first element is non-canonical whatever data is (JAX's
+  // read of a float32 [7] at NULL + 2^63, named LAY-5 by the input's first rule before).
+  auto far = input(dlc_fuzz::kStridesNull | dlc_fuzz::kDataNull, 1, uint64_t{1} << 63);
+  far.shape[0] = 7;
+  CHECK(wild_address_rule(far, 0, true) == Rule::LAY_4);
+  CHECK(wild_address_rule(input(0, 1, uint64_t{1} << 47), 0, true) == Rule::LAY_4);
+  // A negative byte_offset of a few pages stays canonical below a data pointer: not this.
+  CHECK(wild_address_rule(input(0, 1, uint64_t{0} - 4096), 0, true) == Rule::none);
+  // Elements 2^47 bytes or more past the first (a stride of 2^45 float32 over two rows), with a
+  // negative stride too: LAY-10. A zero-size tensor has none to reach.
+  auto wide = input(0, 1);
+  wide.shape[0] = 2;
+  wide.strides[0] = int64_t{1} << 45;
+  CHECK(wild_address_rule(wide, 0, true) == Rule::LAY_10);
+  wide.strides[0] = -(int64_t{1} << 45);
+  CHECK(wild_address_rule(wide, 0, true) == Rule::LAY_10);
+  wide.strides[0] = int64_t{1} << 44;
+  CHECK(wild_address_rule(wide, 0, true) == Rule::none);
+  wide.shape[0] = 0;
+  wide.strides[0] = int64_t{1} << 45;
+  CHECK(wild_address_rule(wide, 0, true) == Rule::none);
 }
