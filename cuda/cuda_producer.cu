@@ -115,6 +115,12 @@ void versioned_deleter(struct DLManagedTensorVersioned* self) {
   return true;
 }
 
+// Whether the request asks for a host copy: dl_device=(1, 0).
+bool asks_host_copy(const DLCRequest& request) {
+  return request.has_dl_device && request.dl_device.device_type == 1 &&
+         request.dl_device.device_id == 0;
+}
+
 // The host copy dl_device=(1, 0) asks for: guarded host memory, laid out as the device storage,
 // filled once the write pending on c's stream has landed; `t` then describes it.
 int copy_to_host(CudaContext* c, DLTensor* t, int64_t lead, char* err, size_t err_len) {
@@ -151,8 +157,7 @@ int build(const DLCRequest& request, DLTensor* t, CudaContext* c, char* err, siz
     set_error(err, err_len, "expected a CUDA device type (2, 3 or 13) for a CUDA producer");
     return DLC_ERR_BUFFER;
   }
-  const bool host_copy = request.has_dl_device && request.dl_device.device_type == 1 &&
-                         request.dl_device.device_id == 0;
+  const bool host_copy = asks_host_copy(request);
   if (request.has_dl_device && !host_copy &&
       (request.dl_device.device_type != type ||
        request.dl_device.device_id != spec.device.device_id)) {
@@ -340,8 +345,9 @@ int make_versioned(const DLCRequest& request, DLCHandoff* out, char* err, size_t
   managed->deleter = versioned_deleter;
   uint64_t flags = 0;
   if (request.tensor.options & DLC_SPEC_READ_ONLY) flags |= DLPACK_FLAG_BITMASK_READ_ONLY;
-  const bool host_copy = request.has_dl_device && request.dl_device.device_type == 1;
-  if (request.copy == 1 || host_copy) flags |= DLPACK_FLAG_BITMASK_IS_COPIED;  // a fresh tensor
+  if (request.copy == 1 || asks_host_copy(request)) {
+    flags |= DLPACK_FLAG_BITMASK_IS_COPIED;  // a fresh tensor
+  }
   managed->flags = flags;
   g_host->produced(g_host->ctx, managed);
   out->name = request.raw ? nullptr : "dltensor_versioned";

@@ -654,11 +654,11 @@ def plan(frameworks, producers_dir, env):
                 cases.append(Case(f"xapi/{env}/{own}/{check}", "xapi", fw.name.split(".")[0], own,
                                   "dlconform-caller", "v1.3", check, xapi(fw, check), check,
                                   (fw,)))
-            if not on_device(fw) and has_read_only(fw):
-                cases.append(Case(f"xapi/{env}/{own}/read-only", "xapi", fw.name.split(".")[0],
-                                  own, "dlconform-caller", "v1.3", "read-only",
-                                  xapi_read_only(fw), "FLAG-1b", (fw,)))
             if not on_device(fw):
+                if has_read_only(fw):
+                    cases.append(Case(f"xapi/{env}/{own}/read-only", "xapi",
+                                      fw.name.split(".")[0], own, "dlconform-caller", "v1.3",
+                                      "read-only", xapi_read_only(fw), "FLAG-1b", (fw,)))
                 for name, (why, build) in sorted(fw.unexpressible().items()):
                     check = f"XAPI-5/unexpressible/{name}"
                     cases.append(Case(f"xapi/{env}/{own}/{check}", "xapi", fw.name.split(".")[0],

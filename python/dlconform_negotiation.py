@@ -556,6 +556,17 @@ def xapi(fw, check):
     return body
 
 
+def from_py_object(value):
+    """The table of value's type asked for its tensor (bridge.xapi_from_py_object): None without a
+    major-1 table, else (rc, capsule, the first line of the error's words, whether it is a
+    BufferError); a C++ backtrace may follow the message (c10::Error)."""
+    answer = bridge.xapi_from_py_object(value)
+    if answer is None:
+        return None
+    rc, capsule, error, buffer_error = answer
+    return rc, capsule, error.split("\n")[0], buffer_error
+
+
 def xapi_read_only(fw):
     """The exchange API of a read-only array's type (torch's ReadOnlyTensorWrapper publishes a
     const table, P-63): from_py_object exports it with READ_ONLY, as __dlpack__ must (FLAG-1b), or
@@ -565,14 +576,14 @@ def xapi_read_only(fw):
         value = read_only_array(fw, (2, 3), values)
         if value is None:
             return ("skip", "", "", "", "n/a: no read-only arrays")
-        answer = bridge.xapi_from_py_object(value)
+        answer = from_py_object(value)
         if answer is None:
             return ("pass", "", "", "", f"{type(value).__name__} (read-only) has no major-1 "
                     f"exchange-API table with a from_py_object on its type")
         rc, capsule, error, _ = answer
         if rc != 0 or capsule is None:  # XAPI-3 and XAPI-5 judge how a table refuses
             return ("pass", "", "", "", f"from_py_object refused the read-only array (rc {rc}): "
-                    f"{clean(error.split(chr(10))[0])[:160]}")
+                    f"{clean(error)[:160]}")
         expected = {"shape": (2, 3), "dtype": (2, 32, 1), "elements": 6, "read_only": True,
                     "digest": bridge.digest(values.tobytes())}
         seen = bridge.consume(HeldCapsule(capsule), max_version=(1, 3), expected=expected,
@@ -598,12 +609,11 @@ def xapi_unexpressible(fw, why, build):
         except Exception as e:
             return ("skip", "", "", "", f"n/a: cannot make it here: {type(e).__name__}: "
                     f"{clean(e)[:120]}")
-        answer = bridge.xapi_from_py_object(value)
+        answer = from_py_object(value)
         if answer is None:
             return ("skip", "", "", "", f"n/a: {type(value).__name__} has no major-1 exchange-API "
                     f"table with a from_py_object on its type")
         rc, capsule, error, buffer_error = answer
-        error = error.split("\n")[0]  # a C++ backtrace may follow the message (c10::Error)
         if rc == -1 and buffer_error:
             return ("pass", "", "", "", f"from_py_object refused {why}: {clean(error)[:160]}")
         if rc == -1 and not error:

@@ -180,12 +180,16 @@ void run_exchange(const std::vector<Participant>& participants, const CaseDef& c
     request.max_version = consumer->plugin.table->max_version;
   }
   // A host copy, asked as a host caller of DLPack 1.x asks it (dl_device is a keyword of 1.x
-  // only; a consumer of device memory wants the tensor where it is).
+  // only; a consumer of device memory wants the tensor where it is). The TypeError fallback below
+  // takes the ask back, so whether one is asked is read from the request each time.
   if (t.host_copy && consumer != nullptr && !consumer->real_device() &&
       request.has_max_version && request.max_version.major >= 1) {
     request.has_dl_device = 1;
     request.dl_device = {1, 0};
   }
+  const auto host_copy_asked = [&request] {
+    return request.has_dl_device != 0 && request.dl_device.device_type == 1;
+  };
 
   // 0. The consumer's own keywords (plugin ABI 3): the stream it will read on (STRM-1,
   //    STRM-2), judged before anything is produced.
@@ -224,8 +228,7 @@ void run_exchange(const std::vector<Participant>& participants, const CaseDef& c
   // A pending device write only races a consumer that reads device memory: with none, the
   // producer may write at once (a host consumer of a CUDA tensor refuses it unread).
   // A host copy is read on the host, from the device memory the write is pending on.
-  const bool host_copy_asked = request.has_dl_device && request.dl_device.device_type == 1;
-  if ((consumer == nullptr || !consumer->real_device()) && !host_copy_asked) {
+  if ((consumer == nullptr || !consumer->real_device()) && !host_copy_asked()) {
     request.tensor.options |= DLC_SPEC_NO_DEVICE_READ;
   }
 
@@ -297,10 +300,13 @@ void run_exchange(const std::vector<Participant>& participants, const CaseDef& c
   hf.producer_version = producer.emits;
   hf.negotiation_only = consumer == nullptr;
   // A host copy is expected on the host (after the TypeError fallback, none was asked).
-  DLCTensorSpec host_spec = t.spec;
-  host_spec.device = {1, 0};
-  hf.expected.spec = request.has_dl_device && request.dl_device.device_type == 1 ? &host_spec
-                                                                                  : &t.spec;
+  DLCTensorSpec host_spec;
+  hf.expected.spec = &t.spec;
+  if (host_copy_asked()) {
+    host_spec = t.spec;
+    host_spec.device = {1, 0};
+    hf.expected.spec = &host_spec;
+  }
   // Device memory is never read on the host: its values are the consumer's to read on the device.
   hf.expected.digest_known = t.digest_known && !t.real_device;
   hf.expected.digest = t.digest;
@@ -391,7 +397,7 @@ void run_exchange(const std::vector<Participant>& participants, const CaseDef& c
       before_write = dlc_digest_update(before_write, &geo::kUnwrittenByte, 1);
     }
     sf.read_before_write = obs.digest == before_write && before_write != t.digest;
-    sf.host_copy = request.has_dl_device && request.dl_device.device_type == 1;
+    sf.host_copy = host_copy_asked();
     if (sf.consumer_label[0] == '\0') sf.consumer_label = consumer_label;
     judge_stream_read(sf, &f);
   }
