@@ -3,12 +3,11 @@
 // first element read before a consumer takes it, the guard arena's blocks, and the capsule
 // released while an exception propagates (the peers' P-55: the producer's destructor must leave
 // the exception as it was, LIFE-2). The facts are read here; the verdicts are the judge's.
-#include <dlfcn.h>
-
 #include <cstdint>
 #include <string>
 
 #include "abi.h"
+#include "alloc_track.h"
 #include "bridge.h"
 
 namespace dlc::bridge {
@@ -47,8 +46,7 @@ const dlc::abi::Tensor* tensor_in_capsule(const char* name, void* pointer) {
 }  // namespace
 
 bool in_loaded_image(const void* p) {
-  Dl_info info{};
-  return p != nullptr && dladdr(p, &info) != 0;
+  return p != nullptr && dlc::alloc_track::loaded_object_of(p) != nullptr;
 }
 
 // capsule_name_storage(capsule): (name, static) of the name a capsule holds, static when its

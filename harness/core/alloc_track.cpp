@@ -156,7 +156,7 @@ void on_alloc(void* p, size_t size, const void* site) noexcept {
 namespace {
 bool runtime_site(const void* site);
 
-// runtime_site inside the free hook: dladdr may allocate, which the hooks must not record.
+// runtime_site inside the free hook, which records nothing of what it calls.
 bool runtime_block(const void* site) {
   t_inside = true;
   const bool runtime = runtime_site(site);
@@ -215,11 +215,32 @@ namespace {
 // opens) lives as long as the process and is nobody's tensor: allocated while a producer's call
 // runs, it is still not the producer's to free (LIFE-5). Judged once per case, on what is left.
 bool runtime_site(const void* site) {
-  Dl_info info{};
-  if (site == nullptr || dladdr(site, &info) == 0 || info.dli_fname == nullptr) return false;
-  return is_runtime_library(file_name(info.dli_fname));
+  const char* path = site != nullptr ? loaded_object_of(site) : nullptr;
+  return path != nullptr && is_runtime_library(file_name(path));
 }
 }  // namespace
+
+const char* loaded_object_of(const void* p) noexcept {
+  struct Search {
+    uintptr_t address;
+    const char* path;
+  } search{reinterpret_cast<uintptr_t>(p), nullptr};
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* out) {
+        auto* s = static_cast<Search*>(out);
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          const ElfW(Phdr)& h = info->dlpi_phdr[i];
+          const uintptr_t begin = info->dlpi_addr + h.p_vaddr;
+          if (h.p_type == PT_LOAD && s->address >= begin && s->address - begin < h.p_memsz) {
+            s->path = info->dlpi_name != nullptr ? info->dlpi_name : "";
+            return 1;
+          }
+        }
+        return 0;
+      },
+      &search);
+  return search.path;
+}
 
 bool is_runtime_library(const char* base) noexcept {
   // compute-sanitizer's libraries (libsanitizer-collection.so, ...) are injected into the

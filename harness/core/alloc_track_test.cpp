@@ -133,3 +133,23 @@ TEST_CASE("alloc_track: a block libc allocates (strdup) is its caller's", "[unit
   CHECK(dlc::alloc_track::caller_outside_libc(no_libc, 2, libc_a) == libc_a);
   CHECK(dlc::alloc_track::caller_outside_libc(stack, 0, libc_a) == libc_a);
 }
+
+TEST_CASE("alloc_track: the loaded object an address lies in, as dladdr finds it", "[unit]") {
+  static const char kStaticName[] = "dltensor";
+  const void* loader = loader_site();
+  REQUIRE(loader != nullptr);
+  const char* loader_path = dlc::alloc_track::loaded_object_of(loader);
+  REQUIRE(loader_path != nullptr);
+  CHECK(std::strstr(loader_path, "ld-linux") != nullptr);
+  // This executable's own data and code: "" (the main program has no path in the loader's list).
+  CHECK(dlc::alloc_track::loaded_object_of(kStaticName) != nullptr);
+  CHECK(dlc::alloc_track::loaded_object_of(reinterpret_cast<const void*>(&own_code)) != nullptr);
+  // Heap and stack memory lie in no object, as dladdr says too.
+  const std::string heap(64, 'x');
+  int on_stack = 0;
+  CHECK(dlc::alloc_track::loaded_object_of(heap.data()) == nullptr);
+  CHECK(dlc::alloc_track::loaded_object_of(&on_stack) == nullptr);
+  Dl_info info{};
+  CHECK(dladdr(heap.data(), &info) == 0);
+  CHECK(dladdr(kStaticName, &info) != 0);
+}
