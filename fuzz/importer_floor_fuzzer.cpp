@@ -25,7 +25,8 @@ void free_floor_tensor(dlc::abi::ManagedTensorVersioned* self) {
 }
 
 // The tensor a well-behaved producer would make of `in`, in malloc'd memory; nullptr for an
-// input the import targets skip too (no storage plan, or another major's struct).
+// input the import targets skip too (no storage plan), and for another major's struct, which
+// they hand over as a bare head that a consumer must not read past: the floor leaves it out.
 FloorTensor* make(const dlc_fuzz::TensorInput& in) {
   if (in.ndim > dlc_fuzz::kMaxBackedNdim || in.version.major != 1) return nullptr;
   const dlc_fuzz::StoragePlan plan = dlc_fuzz::plan_storage(in, true);

@@ -46,7 +46,7 @@ const dlc::abi::Tensor* tensor_in_capsule(const char* name, void* pointer) {
 }  // namespace
 
 bool in_loaded_image(const void* p) {
-  return p != nullptr && dlc::alloc_track::loaded_object_of(p) != nullptr;
+  return dlc::alloc_track::loaded_object_of(p) != nullptr;
 }
 
 // capsule_name_storage(capsule): (name, static) of the name a capsule holds, static when its

@@ -215,12 +215,13 @@ namespace {
 // opens) lives as long as the process and is nobody's tensor: allocated while a producer's call
 // runs, it is still not the producer's to free (LIFE-5). Judged once per case, on what is left.
 bool runtime_site(const void* site) {
-  const char* path = site != nullptr ? loaded_object_of(site) : nullptr;
+  const char* path = loaded_object_of(site);
   return path != nullptr && is_runtime_library(file_name(path));
 }
 }  // namespace
 
 const char* loaded_object_of(const void* p) noexcept {
+  if (p == nullptr) return nullptr;
   struct Search {
     uintptr_t address;
     const char* path;

@@ -149,6 +149,7 @@ TEST_CASE("alloc_track: the loaded object an address lies in, as dladdr finds it
   int on_stack = 0;
   CHECK(dlc::alloc_track::loaded_object_of(heap.data()) == nullptr);
   CHECK(dlc::alloc_track::loaded_object_of(&on_stack) == nullptr);
+  CHECK(dlc::alloc_track::loaded_object_of(nullptr) == nullptr);
   Dl_info info{};
   CHECK(dladdr(heap.data(), &info) == 0);
   CHECK(dladdr(kStaticName, &info) != 0);
