@@ -79,11 +79,13 @@ dlc::Rule rule_exercised(const TensorInput& in) {
 
 namespace {
 
-// Whether an element lies 2^47 bytes or more from the first (x86-64's canonical half): no data
-// pointer keeps every element addressable. Zero-size and negative extents have none to reach.
+// x86-64's canonical lower half: a user-space pointer lies below it.
+constexpr uint64_t kCanonicalLimit = uint64_t{1} << 47;
+
+// Whether an element lies kCanonicalLimit bytes or more from the first: no data pointer keeps
+// every element addressable. Zero-size and negative extents have none to reach.
 bool span_leaves_address_space(const TensorInput& in) {
   if (in.layout & kShapeNull) return false;
-  constexpr uint64_t kLimit = uint64_t{1} << 47;
   const uint64_t element_bytes = (uint64_t{in.dtype.bits} * in.dtype.lanes + 7) / 8;
   const int64_t dims = std::min<int64_t>(std::max<int64_t>(in.ndim, 0), kExplicitDims);
   uint64_t span = 0;
@@ -98,10 +100,12 @@ bool span_leaves_address_space(const TensorInput& in) {
     uint64_t term = 0;
     if (__builtin_mul_overflow(magnitude, static_cast<uint64_t>(extent - 1), &term) ||
         __builtin_mul_overflow(term, element_bytes, &term) ||
-        __builtin_add_overflow(span, term, &span) || span >= kLimit) {
+        __builtin_add_overflow(span, term, &span) || span >= kCanonicalLimit) {
       return true;
     }
-    if (__builtin_mul_overflow(compact, static_cast<uint64_t>(extent), &compact)) compact = kLimit;
+    if (__builtin_mul_overflow(compact, static_cast<uint64_t>(extent), &compact)) {
+      compact = kCanonicalLimit;
+    }
   }
   return false;
 }
@@ -115,8 +119,8 @@ dlc::Rule wild_address_rule(const TensorInput& in, uintptr_t address, bool gener
     // byte_offset of 2^47 or more puts the first element there whatever data is (a pointer
     // below 2^47): LAY-4, "The first element is at (char*)data + byte_offset". Elements 2^47
     // bytes or more beyond it: LAY-10. Else no field explains it.
-    constexpr uint64_t kCanonical = uint64_t{1} << 47;
-    if (in.byte_offset >= kCanonical && in.byte_offset < uint64_t{0} - (kCanonical << 1)) {
+    if (in.byte_offset >= kCanonicalLimit &&
+        in.byte_offset < uint64_t{0} - (kCanonicalLimit << 1)) {
       return dlc::Rule::LAY_4;
     }
     return span_leaves_address_space(in) ? dlc::Rule::LAY_10 : dlc::Rule::none;

@@ -49,8 +49,8 @@ bool in_libc(const void* site) noexcept;
 bool is_runtime_library(const char* file_name) noexcept;
 
 // The path of the loaded object one of whose segments holds `p` ("" for the executable), or
-// nullptr when none does (and for nullptr). What dladdr answers first, without its search of the object's symbol
-// table (a fifth of a millisecond in libtorch's, once per capsule name judged).
+// nullptr when none does (and for nullptr). What dladdr answers first, without its search of the
+// object's symbol table (a fifth of a millisecond in libtorch's, once per capsule name judged).
 const char* loaded_object_of(const void* p) noexcept;
 
 // Memory that no party allocated but that belongs to the harness (the guard arena's blocks): a
