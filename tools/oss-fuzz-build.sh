@@ -60,7 +60,7 @@ ninja -C "$build" -j "$jobs" || die "ninja failed in $build"
 
 # The targets: executables named *_fuzzer that Meson installs. The baselines of the benchmark
 # (naive_import_fuzzer, do_nothing_fuzzer, importer_floor_fuzzer) are not installed and not
-# shipped: the naive harness crashes conformant consumers by design.
+# shipped: they judge nothing, and the naive harness crashes conformant consumers by design.
 mapfile -t targets < <(meson introspect --targets "$build" | python3 -c '
 import json, os, sys
 for t in json.load(sys.stdin):
