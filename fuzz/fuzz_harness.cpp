@@ -638,6 +638,17 @@ Outcome hand_to(const dlc::LoadedPlugin& consumer, Built& built) {
   return out;
 }
 
+namespace {
+
+// Whether the input in flight is a CUDA tensor on a device other than 0, which device memory
+// never backs (tensor_input.cpp, plan_storage).
+bool unbacked_device() {
+  return g_input != nullptr && dlc::abi::is_cuda_memory(g_input->device.device_type) &&
+         g_input->device.device_id != 0;
+}
+
+}  // namespace
+
 void judge_outcome(const dlc::LoadedPlugin& consumer, const Built& built, const Outcome& out) {
   const char* who = label(consumer);
   if (device_memory_on()) {
@@ -651,6 +662,15 @@ void judge_outcome(const dlc::LoadedPlugin& consumer, const Built& built, const 
         f.set(dlc::FindingClass::misaligned_access)
             .add("expected an alignment check before a device access but found ").add(fault)
             .add(" after ").add(who).add(" imported the tensor");
+      } else if (unbacked_device()) {
+        // The tensor names a CUDA device the harness gives no memory on: its data is a pointer
+        // no device owns. Reading it on a device the importer has means it took the tensor for
+        // that device's (torch narrows device_id to its 8-bit device index).
+        f.set(dlc::FindingClass::out_of_bounds, dlc::Rule::DEV_3)
+            .add("the CUDA runtime reported ").add(fault).add(" after ").add(who)
+            .add(" imported a tensor on CUDA device ").num(g_input->device.device_id)
+            .add(", which has no memory here (device 0 only): it read the data pointer on a ")
+            .add("device it has instead of refusing the tensor");
       } else {
         f.set(dlc::FindingClass::out_of_bounds, g_input_rule)
             .add("the CUDA runtime reported ").add(fault).add(" after ").add(who)
@@ -658,6 +678,10 @@ void judge_outcome(const dlc::LoadedPlugin& consumer, const Built& built, const 
       }
       f.role = dlc::Role::consumer;
       print_finding(f);
+      if (unbacked_device()) {
+        write_stderr("dlconform fuzz: hardening: out-of-bounds on a tensor no producer here "
+                     "makes (it names a CUDA device with no memory), not a conformance finding\n");
+      }
       print_reproducer();
       std::abort();
     }

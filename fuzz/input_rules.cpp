@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "abi.h"
+#include "device_memory.hpp"
 #include "geometry.hpp"
 
 namespace dlc_fuzz {
@@ -58,11 +59,21 @@ int valid_edges(const TensorInput& in, dlc::Rule* out) {
   if (in.ndim == 0) out[n++] = dlc::Rule::LAY_6;
   if (zero_size) out[n++] = dlc::Rule::LAY_7;
   if (has_edge_stride(in)) out[n++] = dlc::Rule::LAY_8;
-  if (in.misalign != 0) out[n++] = dlc::Rule::LAY_9;
+  // Misaligned elements: data off its 256-byte alignment, or a byte_offset that is no multiple
+  // of the scalar's size (CuPy's element-wide loads fault on a float32 at byte_offset 2 as on
+  // one at misalign 2: the GPU run of 2026-11-30).
+  const uint64_t scalar_bytes = std::max<uint64_t>(1, in.dtype.bits / 8);
+  if (in.misalign != 0 || in.byte_offset % scalar_bytes != 0) out[n++] = dlc::Rule::LAY_9;
   if (in.layout & kDeleterNull) out[n++] = dlc::Rule::LIFE_4;
-  // Device memory the host must not read (DEV-3): MXNet's CPU build imports a CUDA tensor, then
-  // aborts when it frees it.
-  if (!dlc::abi::is_host_accessible(in.device.device_type)) out[n++] = dlc::Rule::DEV_3;
+  // Device memory the consumer is not given (DEV-3): a pointer that faults on any host access
+  // (MXNet's CPU build imports a CUDA tensor, then aborts when it frees it), or, with CUDA memory
+  // behind the tensors (device_memory.hpp), a CUDA device other than 0, which has none (torch
+  // takes device 4194304 for device 0). A tensor in that memory exercises no edge by its device.
+  const bool backed = dlc::abi::is_cuda_memory(in.device.device_type) &&
+                      in.device.device_id == 0 && device_memory_on();
+  if (!dlc::abi::is_host_accessible(in.device.device_type) && !backed) {
+    out[n++] = dlc::Rule::DEV_3;
+  }
   return n;
 }
 

@@ -1,7 +1,10 @@
 // wild_address_rule: a wild read is named by the NULL field that explains its address, and a
 // general-protection fault (a non-canonical pointer, reported at address 0) by the byte_offset
-// or the element span that leaves the address space, never by a NULL field.
+// or the element span that leaves the address space, never by a NULL field; and valid_edges'
+// LAY-9, the misaligned elements that the known-bug routing leaves out.
 #include "fuzz_harness.hpp"
+
+#include <algorithm>
 
 #include "catch.hpp"
 
@@ -64,4 +67,21 @@ TEST_CASE("a general-protection fault is named by the field that leaves the addr
   wide.shape[0] = 0;
   wide.strides[0] = int64_t{1} << 45;
   CHECK(wild_address_rule(wide, 0, true) == Rule::none);
+}
+
+TEST_CASE("misaligned elements exercise LAY-9, by the data pointer or by byte_offset") {
+  const auto exercises_lay9 = [](uint8_t code, uint8_t bits, uint64_t byte_offset,
+                                 uint8_t misalign) {
+    dlc_fuzz::TensorInput in = input(0, 1, byte_offset);
+    in.dtype = {code, bits, 1};
+    in.misalign = misalign;
+    dlc::Rule edges[dlc_fuzz::kMaxEdges];
+    const int n = dlc_fuzz::valid_edges(in, edges);
+    return std::find(edges, edges + n, dlc::Rule::LAY_9) != edges + n;
+  };
+  CHECK(exercises_lay9(2, 32, 2, 0));   // CuPy's fault on the GPU run of 2026-11-30
+  CHECK(exercises_lay9(2, 32, 0, 3));
+  CHECK_FALSE(exercises_lay9(2, 32, 4, 0));
+  CHECK_FALSE(exercises_lay9(2, 32, 4096, 0));
+  CHECK_FALSE(exercises_lay9(1, 8, 3, 0));  // a byte is aligned anywhere
 }

@@ -19,6 +19,9 @@ in tools/gpu-check):
   stream while it reads on another is wrong-stream-passed [STRM-1], and F that passes 0 is
   bad-stream-value [STRM-2], whatever values it read. The canary (a producer that ignores the
   stream) passes when F reads early, and fails when it does not.
+- The bridge's judge of such an import: values that are still the storage's fill pattern were
+  read before the pending write landed, stream-not-synchronised [STRM-1] (not a misread); the
+  producer's values pass.
 
 Needs $PYTHON_BRIDGE (_dlconform's .so); $DLC_PRELOAD, the sanitizer runtimes a sanitized bridge
 needs in this unsanitized interpreter. Exit 77 (skip) without the bridge, or 1 under CI
@@ -31,6 +34,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 # Runs in a child, beside the bridge: each stand-in's verdict, class and rule, a line each.
 CHILD = r"""
+import os
 import sys
 sys.path[:0] = [sys.argv[1], sys.argv[2]]
 import numpy as np
@@ -183,7 +187,7 @@ class MemoryConsumer(StandIn):
 
 class MemoryHelpers:
     @staticmethod
-    def framework_imports(fw, producer_path, entry, profile, wrap=None):
+    def framework_imports(fw, producer_path, entry, profile, wrap=None, observe=None):
         def body():
             producer = Pending(np.arange(4, dtype="float32"), syncs=producer_path != "ignores")
             seen = fw.import_(wrap(producer))
@@ -204,6 +208,30 @@ for name, fw, path, planted in (("memory", MemoryConsumer(7), "syncs", False),
     verdict, cls, rule, _, detail = devices.cuda_memory_import(fw, path, ENTRY, None,
                                                                MemoryHelpers, planted)()
     print(name, verdict, cls, rule, detail, sep="\t")
+
+# The bridge's judge of an import from a device producer whose write was left pending: a
+# consumer that read the storage still unwritten (every byte the fill pattern) read too early.
+import gc
+import _dlconform as bridge
+producer = os.path.join(sys.argv[3], "producers", "dlc-versioned-producer-v1_3.so")
+for name, pending, stream, early in (("early-read-no-stream", True, None, True),
+                                     ("early-read-on-stream", True, 7, True),
+                                     ("early-read-unjudged", False, None, True),
+                                     ("late-read", True, 7, False)):
+    mock = bridge.MockTensor(producer, "f32_8x8")
+    if early:
+        digest = bridge.digest(b"\xa5" * 256)
+    else:  # the producer's values, as NumPy reads them
+        array = np.from_dlpack(mock)
+        digest = bridge.digest(np.ascontiguousarray(array).tobytes())
+        del array
+        gc.collect()
+    observed = {"consumer": "stand-in@1", "consumer_version": (1, 3), "must_accept": True,
+                "imported": True, "ndim": 2, "shape": (8, 8), "dtype": (2, 32, 1),
+                "elements": 64, "digest": digest, "pending_write": pending, "stream": stream,
+                "producer": "stand-in-producer@1"}
+    finding = bridge.judge_import(mock, observed)
+    print(name, *(("pass", "", "", "", "") if finding is None else ("fail",) + finding), sep="\t")
 
 for name, device, refuses in (("cuda", (2, 0), ()), ("cuda-refuses-none", (2, 0), (None,)),
                               ("cuda-refuses-legacy", (2, 0), (1,)),
@@ -237,6 +265,12 @@ EXPECTED = {"cuda": ("pass", "", ""),
             "memory-passes-zero": ("fail", "bad-stream-value", "STRM-2"),
             "memory-canary": ("pass", "", ""),
             "memory-canary-too-slow": ("fail", "plugin-error", ""),
+            # the bridge's judge: an early read is STRM-1 whatever the stream passed (the words
+            # blame the consumer when it passed none); without a pending write, a misread
+            "early-read-no-stream": ("fail", "stream-not-synchronised", "STRM-1"),
+            "early-read-on-stream": ("fail", "stream-not-synchronised", "STRM-1"),
+            "early-read-unjudged": ("fail", "wrong-data", "LAY-4"),
+            "late-read": ("pass", "", ""),
             "pinned-as-host": ("pass", "", ""),
             "pinned-as-cuda": ("fail", "producer-violation", "DEV-1"),
             "pinned-device-id": ("fail", "producer-violation", "DEV-2"),
@@ -254,7 +288,9 @@ def main():
         env.update(LD_PRELOAD=os.environ["DLC_PRELOAD"],
                    ASAN_OPTIONS="detect_leaks=0:handle_segv=0:handle_abort=0:"
                                 "allow_user_segv_handler=1:alloc_dealloc_mismatch=0")
-    run = subprocess.run([sys.executable, "-c", CHILD, os.path.dirname(bridge), HERE], env=env,
+    build = os.path.dirname(os.path.dirname(os.path.abspath(bridge)))
+    run = subprocess.run([sys.executable, "-c", CHILD, os.path.dirname(bridge), HERE, build],
+                         env=env,
                          capture_output=True, text=True, timeout=120)
     seen = {line.split("\t")[0]: line.split("\t")[1:] for line in run.stdout.splitlines()}
     failures = 0

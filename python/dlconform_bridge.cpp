@@ -37,6 +37,7 @@
 #include "bridge.h"
 #include "catalogue.h"
 #include "fault.h"
+#include "geometry.hpp"
 #include "host.h"
 #include "judge.h"
 #include "phase.h"
@@ -119,7 +120,9 @@ std::string get_str(PyObject* dict, const char* key) {
 
 // outcome: {"imported": bool, "error": str, "digest": int, "elements": int, "ndim": int,
 //           "shape": tuple, "dtype": (code, bits, lanes), "writable": bool|None,
-//           "must_accept": bool, "consumer": "numpy@2.4.6", "consumer_version": (major, minor)}
+//           "must_accept": bool, "consumer": "numpy@2.4.6", "consumer_version": (major, minor),
+//           "pending_write": bool (a device producer's write was left pending), "stream": the
+//           stream the consumer passed (absent or None: none), "producer": its label}
 PyObject* judge_import_py(PyObject*, PyObject* args) {
   PyObject* mock_object = nullptr;
   PyObject* outcome = nullptr;
@@ -201,6 +204,25 @@ PyObject* judge_import_py(PyObject*, PyObject* args) {
   obs.digest = get_ull(outcome, "digest");
   obs.elements_read = get_ull(outcome, "elements");
   obs.data_not_read = get_bool(outcome, "data_not_read", false) ? 1 : 0;
+  // A device producer's write left pending (the CUDA rows): a consumer that read its storage
+  // still unwritten read too early, judged as the matrix's exchange judges it (STRM-1).
+  if (imported && get_bool(outcome, "pending_write", false) && obs.data_not_read == 0 &&
+      t.elements > 0 && obs.elements_read == t.elements) {
+    const uint64_t before_write =
+        dlc::geo::unwritten_digest(t.elements * dlc::geo::geometry(t.spec).g.element_bytes);
+    dlc::StreamFacts sf;
+    sf.device_type = t.spec.device.device_type;
+    PyObject* stream = PyDict_GetItemString(outcome, "stream");  // absent or None: none passed
+    sf.has_stream = stream != nullptr && stream != Py_None;
+    sf.stream = sf.has_stream ? PyLong_AsLongLong(stream) : 0;
+    if (sf.has_stream && PyErr_Occurred()) return nullptr;
+    sf.read_before_write = obs.digest == before_write && before_write != t.digest;
+    const std::string producer = get_str(outcome, "producer");
+    sf.consumer_label = who.c_str();
+    sf.producer_label = producer.c_str();
+    dlc::judge_stream_read(sf, &f);
+    if (f.any()) return finding_tuple(f);
+  }
   dlc::ValidateResult truth;
   const bool valid = dlc::valid_for(t, version, DLC_MAX_NDIM);
   truth.accepted = valid;

@@ -441,10 +441,12 @@ def raced_export(fw, new_consumer, helpers, planted):
 CUDA_MEMORIES = ("cuda/", "cuda_host/", "cuda_managed/")
 
 
-def cuda_memory_import(fw, producer_path, entry, profile, helpers, planted, warm_path=None):
+def cuda_memory_import(fw, producer_path, entry, profile, helpers, planted, warm_path=None,
+                       producer_label="the CUDA mock producer"):
     """The CUDA mock producer's tensor, written behind a 50 ms hold on the producer's stream, into
     F's from_dlpack. F must pass the stream it reads on (never 0; STRM-1, STRM-2) and then reads
-    the producer's values; the judge of every mock import decides the rest. `planted`: the
+    the producer's values; the judge of every mock import decides the rest, told that the write
+    was left pending (values still the storage's fill pattern are STRM-1's). `planted`: the
     producer ignores the stream it is given, so F reads before the write lands; right values
     would mean the hold is too short to judge F, and the case fails. `warm_path`: the conformant
     CUDA producer, whose same import runs first, unjudged, so that F's kernels and allocator
@@ -455,7 +457,16 @@ def cuda_memory_import(fw, producer_path, entry, profile, helpers, planted, warm
         recorders.append(Recorder(mock, device=tuple(mock.__dlpack_device__())))
         return recorders[-1]
 
-    judged = helpers.framework_imports(fw, producer_path, entry, profile, wrap=record)
+    def pending():
+        """The judge's facts of the race: the stream F passed last (None when none)."""
+        asked = [c for r in recorders for c in r.calls if c["kind"] == "dlpack"]
+        stream = asked[-1].get("stream") if asked else None
+        return {"pending_write": True, "producer": producer_label,
+                "stream": stream if isinstance(stream, int) and not isinstance(stream, bool)
+                else None}
+
+    judged = helpers.framework_imports(fw, producer_path, entry, profile, wrap=record,
+                                       observe=pending)
     warm = helpers.framework_imports(fw, warm_path, entry, profile) if warm_path else None
 
     def body():
@@ -466,7 +477,7 @@ def cuda_memory_import(fw, producer_path, entry, profile, helpers, planted, warm
         calls = [c for r in recorders for c in r.calls]
         text = calls_text(calls)
         if planted:
-            if result[0] == "fail" and result[1] == "wrong-data":
+            if result[0] == "fail" and result[1] in ("stream-not-synchronised", "wrong-data"):
                 return ("pass", "", "", "", "canary caught: from a producer that ignores the "
                         f"stream, {fw.label} read the values from before the pending write")
             return outcome(bridge.make_finding(
@@ -645,7 +656,8 @@ def plan_device_cases(frameworks, producer_path_of, plugin_path_of, env, helpers
                 cases.append(Case(
                     f"devices/{env}/{own}/{label}@v1.3/{t['name']}", "devices", label, "v1.3",
                     short, own, t["name"],
-                    cuda_memory_import(fw, cpath, t, profile, helpers, planted, warm_path),
+                    cuda_memory_import(fw, cpath, t, profile, helpers, planted, warm_path,
+                                       f"{label}@v1.3"),
                     "STRM-1" if planted else t["rule"], (fw,)))
         if path is not None and fw.imports:
             cases.append(Case(f"asks/{env}/{own}/device=own", "asks", "versioned-producer",

@@ -47,11 +47,12 @@ def expected_of(fw, value):
 
 
 def framework_imports(fw, producer_path, entry, profile, api=None, versioned_capsule=False,
-                      wrap=None):
+                      wrap=None, observe=None):
     """A mock producer's tensor, in guarded memory, to fw's importer; the judge decides. With
     `api`, through that capsule-only importer (a legacy capsule, or with `versioned_capsule` a
     dltensor_versioned one, which it may refuse but must not misread). `wrap(mock)`: what
-    from_dlpack is given instead of the mock itself (a Recorder of its calls)."""
+    from_dlpack is given instead of the mock itself (a Recorder of its calls). `observe()`: more
+    facts for the judge of an import, asked once it returned (the CUDA rows' pending write)."""
     tensor = entry["name"]
 
     def body():
@@ -122,6 +123,8 @@ def framework_imports(fw, producer_path, entry, profile, api=None, versioned_cap
             observed["read_error"] = failure
             observed.update(ndim=0, shape=())
         observed["writable"] = fw.writable(value)
+        if observe is not None:
+            observed.update(observe())
         del value
         settle(mock)
         note = f" ({observed['read_error']})" if "read_error" in observed else ""
@@ -147,9 +150,11 @@ def lifecycle_words(mock, held):
 
 
 def device_refusal(fw, entry):
-    """Whether a refusal of `entry` by fw is one of a valid tensor on a device fw cannot reach
-    (the catalogue's DEV-3 stand-ins for CUDA and OpenCL memory, on a host framework)."""
-    return entry["valid"] and entry["rule"] == "DEV-3" and entry["device"] not in (1, fw.device[0])
+    """Whether a refusal of `entry` by fw is one of a valid tensor on a device fw does not take:
+    the catalogue's DEV-3 stand-ins for CUDA and OpenCL memory on a host framework, and the CUDA
+    mock producer's pinned and managed memory on a CUDA one (CuPy refuses pinned memory with the
+    TypeError it gives OpenCL: one refusal, one verdict)."""
+    return entry["valid"] and entry["device"] not in (1, fw.device[0])
 
 
 def late_refusal(label, rule, must_accept, what, failure):

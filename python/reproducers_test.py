@@ -162,8 +162,10 @@ def check_citations(reproducers):
 
 def run_one(reproducer, env, python):
     """'' when it still shows its finding, else what it did instead."""
+    # JAX takes 75 % of a GPU's memory per process unless told not to: the reproducers run at
+    # once, and a CuPy one beside JAX ones ran out of memory (the GPU run of 2026-11-30).
     environ = dict(os.environ, PYTHONPATH=FOLDER, PYTHONDONTWRITEBYTECODE="1",
-                   TF_CPP_MIN_LOG_LEVEL="3")
+                   TF_CPP_MIN_LOG_LEVEL="3", XLA_PYTHON_CLIENT_PREALLOCATE="false")
     # What the environment's driver runs with (envs/NAME.txt's '# environment:' line, written
     # resolved by tools/dev): oneapi's OpenCL runtime is found only through it.
     settings = os.path.join(os.path.dirname(os.path.dirname(python)), ".dlconform-environment")

@@ -33,6 +33,8 @@ runtime fake_cuda_runtime.cpp as DLCONFORM_FUZZ_CUDART):
 
   CudaCopyingImporter    correct: takes CUDA tensors, read with the stand-in's kernel
   CudaReadsPastTheEnd    its kernel reads a page past the tensor: the device's error (out-of-bounds)
+  CudaIgnoresDeviceId    reads a tensor of any CUDA device_id on device 0, as torch's 8-bit
+                         device index does: out-of-bounds [DEV-3] on a device with no memory
   CudaIgnoresByteOffset  reads a CUDA tensor from data, forgetting byte_offset (LAY-4): wrong data
 
 For an importer that is another library's (DLCONFORM_KNOWN_VIA, fuzz/known_bugs.cpp):
@@ -307,6 +309,11 @@ class CudaCopyingImporter(CopyingImporter):
 
     def read_size(self, size, t):
         return size
+
+
+class CudaIgnoresDeviceId(CudaCopyingImporter):
+    def copy_out(self, t):
+        return CopyingImporter.copy_out(self, t)  # the planted bug: any device_id is device 0
 
 
 class CudaReadsPastTheEnd(CudaCopyingImporter):

@@ -391,11 +391,8 @@ void run_exchange(const std::vector<Participant>& participants, const CaseDef& c
       t.elements > 0 && obs.elements_read == t.elements) {
     // Values from before the producer's pending write: every byte still the one the device
     // producers put down first.
-    uint64_t before_write = dlc_digest_init();
-    const uint64_t bytes = t.elements * geo::geometry(t.spec).g.element_bytes;
-    for (uint64_t k = 0; k < bytes; ++k) {
-      before_write = dlc_digest_update(before_write, &geo::kUnwrittenByte, 1);
-    }
+    const uint64_t before_write =
+        geo::unwritten_digest(t.elements * geo::geometry(t.spec).g.element_bytes);
     sf.read_before_write = obs.digest == before_write && before_write != t.digest;
     sf.host_copy = host_copy_asked();
     if (sf.consumer_label[0] == '\0') sf.consumer_label = consumer_label;

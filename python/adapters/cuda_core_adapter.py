@@ -53,8 +53,11 @@ class CudaCore(Framework):
         self.start()
         # cuda.core's documentation asks callers to pass -1 for an object on the host: a real
         # stream handed to a CPU producer would be the adapter's call, never cuda.core's finding.
+        # Pinned and managed memory are CUDA's (STRM-1): their writes are ordered on a stream,
+        # which the view's user passes (-1 there read before a pending write landed, the GPU
+        # run of 2026-11-30).
         on_host = getattr(obj, "__dlpack_device__", None) is not None and \
-            obj.__dlpack_device__()[0] in (1, 3, 13)
+            obj.__dlpack_device__()[0] == 1
         return self.View(obj, stream_ptr=-1 if on_host else int(self.own_stream.handle))
 
     def to_np(self, view):

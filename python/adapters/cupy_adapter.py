@@ -14,8 +14,13 @@ class CuPy(DeviceFramework):
     imports_host = False  # "CPU arrays cannot be directly imported to CuPy" (a TypeError)
 
     def start(self):
-        if not self.started and self.module.cuda.runtime.getDeviceCount() == 0:
-            raise RuntimeError("no CUDA device: cupy.cuda.runtime.getDeviceCount() is 0")
+        if not self.started:
+            if self.module.cuda.runtime.getDeviceCount() == 0:
+                raise RuntimeError("no CUDA device: cupy.cuda.runtime.getDeviceCount() is 0")
+            # A non-blocking stream of its own, current from now on (as torch's adapter does): the
+            # stream checks then tell the default stream apart from the one CuPy works on.
+            self.work_stream = self.module.cuda.Stream(non_blocking=True)
+            self.work_stream.use()
         self.started = True
 
     def to_np(self, value):

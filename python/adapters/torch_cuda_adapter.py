@@ -19,8 +19,14 @@ class TorchCUDA(Torch):
         return f"torch-cuda@{self.version}"
 
     def start(self):
-        if not self.started and not self.module.cuda.is_available():
-            raise RuntimeError("no CUDA device: torch.cuda.is_available() is False")
+        if not self.started:
+            if not self.module.cuda.is_available():
+                raise RuntimeError("no CUDA device: torch.cuda.is_available() is False")
+            # A stream of its own, current from now on: the streams torch passes and the exchange
+            # API's current_work_stream are judged against a stream that is not the default, where
+            # a library that passes 1 (the legacy default) whatever it works on is told apart.
+            self.work_stream = self.module.cuda.Stream(device=0)
+            self.module.cuda.set_stream(self.work_stream)
         self.started = True
 
     def from_np(self, array):

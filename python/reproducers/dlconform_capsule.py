@@ -14,6 +14,11 @@ so that a reproducer needs only the framework whose finding it shows.
       over such capsules: legacy=True has the old signature (a TypeError for max_version);
       answers_legacy=True takes max_version but answers with a legacy capsule, as a legacy
       producer may (VER-4).
+  PendingPinned(count=4096, hold=0.2)               a producer of `count` float32 zeros in pinned
+      host memory (kDLCUDAHost) whose ones are written on a stream of its own behind a spin of
+      `hold` seconds; its __dlpack__ makes the stream it is given (None or 1: the legacy
+      default) wait for that write, as a conformant CUDA producer does, so a consumer that reads
+      without waiting on that stream reads zeros (STRM-1). The only helper that needs CuPy.
   deleter_calls()                                   deleter calls so far, over every capsule
   flags(capsule), dtype_of(capsule), strides_of(capsule), name_of(capsule)
                                                     what a framework's capsule says
@@ -31,7 +36,7 @@ test tool, not an exporter for real use.
 import ctypes
 import mmap
 
-__all__ = ["capsule", "Producer", "deleter_calls", "flags", "dtype_of", "strides_of", "name_of",
+__all__ = ["capsule", "Producer", "PendingPinned", "deleter_calls", "flags", "dtype_of", "strides_of", "name_of",
            "name_in_loaded_object", "xapi_from_py_object"]
 
 READ_ONLY, IS_COPIED = 1, 2
@@ -251,6 +256,49 @@ class Producer:
 
     def __dlpack_device__(self):
         return tuple(self.spec.get("device", (1, 0)))
+
+
+_SPIN = r"""extern "C" __global__ void spin(long long ns) {
+  long long start, now;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now)); } while (now - start < ns);
+}"""
+
+
+class PendingPinned:
+    """Pinned float32 zeros whose ones land `hold` seconds later, written on a stream of its own
+    (see the module's docstring); CuPy does the CUDA calls."""
+
+    def __init__(self, count=4096, hold=0.2):
+        import cupy
+        self.count, self.asks = count, []
+        self.memory = cupy.cuda.alloc_pinned_memory(count * 4)
+        ctypes.memset(self.memory.ptr, 0, count * 4)
+        ones = cupy.ones(count, cupy.float32)
+        cupy.cuda.Device().synchronize()  # the ones exist before the write is queued
+        stream = cupy.cuda.Stream(non_blocking=True)
+        cupy.RawKernel(_SPIN, "spin")((1,), (1,), (cupy.int64(int(hold * 1e9)),), stream=stream)
+        cupy.cuda.runtime.memcpyAsync(self.memory.ptr, ones.data.ptr, count * 4, 2, stream.ptr)
+        self.done = cupy.cuda.Event()
+        self.done.record(stream)
+        self.keep = (ones, stream)
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        import cupy
+        self.asks.append({"stream": stream, "max_version": max_version})
+        if stream != -1:  # -1: the consumer synchronises itself
+            cupy.cuda.runtime.streamWaitEvent(1 if stream is None else stream, self.done.ptr, 0)
+        cap = capsule("f32", [self.count], device=(3, 0),
+                      versioned=max_version is not None and max_version[0] >= 1)
+        struct_of(cap)[1].dl_tensor.data = self.memory.ptr
+        return cap
+
+    def __dlpack_device__(self):
+        return (3, 0)
+
+    def landed(self):
+        """Whether the ones have been written."""
+        return self.done.done
 
 
 def _managed(cap):
