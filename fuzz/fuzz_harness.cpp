@@ -640,11 +640,11 @@ Outcome hand_to(const dlc::LoadedPlugin& consumer, Built& built) {
 
 namespace {
 
-// Whether the input in flight is a CUDA tensor on a device other than 0, which device memory
-// never backs (tensor_input.cpp, plan_storage).
+// Whether the input in flight is a CUDA tensor that device memory does not back (one on a
+// device other than 0).
 bool unbacked_device() {
   return g_input != nullptr && dlc::abi::is_cuda_memory(g_input->device.device_type) &&
-         g_input->device.device_id != 0;
+         !device_memory_backs(*g_input);
 }
 
 }  // namespace
@@ -655,6 +655,7 @@ void judge_outcome(const dlc::LoadedPlugin& consumer, const Built& built, const 
     // Device memory has no guard pages: a kernel or copy outside the tensor's memory shows as an
     // error the runtime keeps, which also leaves the process unable to go on.
     if (const char* fault = device_fault()) {
+      const bool unbacked = unbacked_device();
       dlc::Finding f;
       if (std::strstr(fault, "Misaligned") != nullptr) {
         // A device load at an address its width does not divide: the importer relied on an
@@ -662,7 +663,7 @@ void judge_outcome(const dlc::LoadedPlugin& consumer, const Built& built, const 
         f.set(dlc::FindingClass::misaligned_access)
             .add("expected an alignment check before a device access but found ").add(fault)
             .add(" after ").add(who).add(" imported the tensor");
-      } else if (unbacked_device()) {
+      } else if (unbacked) {
         // The tensor names a CUDA device the harness gives no memory on: its data is a pointer
         // no device owns. Reading it on a device the importer has means it took the tensor for
         // that device's (torch narrows device_id to its 8-bit device index).
@@ -678,7 +679,7 @@ void judge_outcome(const dlc::LoadedPlugin& consumer, const Built& built, const 
       }
       f.role = dlc::Role::consumer;
       print_finding(f);
-      if (unbacked_device()) {
+      if (unbacked) {
         write_stderr("dlconform fuzz: hardening: out-of-bounds on a tensor no producer here "
                      "makes (it names a CUDA device with no memory), not a conformance finding\n");
       }

@@ -69,9 +69,8 @@ int valid_edges(const TensorInput& in, dlc::Rule* out) {
   // (MXNet's CPU build imports a CUDA tensor, then aborts when it frees it), or, with CUDA memory
   // behind the tensors (device_memory.hpp), a CUDA device other than 0, which has none (torch
   // takes device 4194304 for device 0). A tensor in that memory exercises no edge by its device.
-  const bool backed = dlc::abi::is_cuda_memory(in.device.device_type) &&
-                      in.device.device_id == 0 && device_memory_on();
-  if (!dlc::abi::is_host_accessible(in.device.device_type) && !backed) {
+  if (!dlc::abi::is_host_accessible(in.device.device_type) &&
+      !(device_memory_backs(in) && device_memory_on())) {
     out[n++] = dlc::Rule::DEV_3;
   }
   return n;

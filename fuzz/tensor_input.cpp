@@ -198,6 +198,10 @@ std::string describe(const TensorInput& in, bool versioned) {
   return s;
 }
 
+bool device_memory_backs(const TensorInput& in) {
+  return dlc::abi::is_cuda_memory(in.device.device_type) && in.device.device_id == 0;
+}
+
 StoragePlan plan_storage(const TensorInput& in, bool versioned, bool device_backed) {
   StoragePlan p;
   p.byte_offset = in.byte_offset;
@@ -217,8 +221,7 @@ StoragePlan plan_storage(const TensorInput& in, bool versioned, bool device_back
   }
   const dlc::geo::Geometry& g = p.geometry = dlc::geo::geometry(
       in.ndim, shape, strides_given ? strides : nullptr, in.dtype, p.padded);
-  p.on_device = device_backed && dlc::abi::is_cuda_memory(in.device.device_type) &&
-                in.device.device_id == 0;
+  p.on_device = device_backed && device_memory_backs(in);
   const bool on_host = dlc::abi::is_host_accessible(in.device.device_type) || p.on_device;
   uint64_t end = 0;
   if (g.valid && on_host && !(in.layout & kDataNull) &&

@@ -102,9 +102,12 @@ struct StoragePlan {
   bool on_device = false;        // CUDA memory holds the storage (device_backed): a copy of it
   dlc::geo::Geometry geometry;   // of the extents and strides (not for ndim > kMaxBackedNdim)
 };
-// With `device_backed` (DLCONFORM_FUZZ_DEVICE_MEMORY), a tensor in CUDA memory of device 0
-// (device, pinned or managed) is planned as a host one would be, and build_tensor puts its
-// storage in CUDA memory of that kind.
+// Whether device memory (DLCONFORM_FUZZ_DEVICE_MEMORY) can hold `in`'s storage: CUDA memory
+// (device, pinned or managed) of device 0, the one device it backs. A CUDA tensor on another
+// device keeps a pointer that no device's memory backs.
+bool device_memory_backs(const TensorInput& in);
+// With `device_backed` (DLCONFORM_FUZZ_DEVICE_MEMORY), a tensor device memory backs is planned
+// as a host one would be, and build_tensor puts its storage in CUDA memory of that kind.
 StoragePlan plan_storage(const TensorInput& in, bool versioned, bool device_backed = false);
 
 // What the edge mutator aims at besides the fixed edges: the consumer's own version.

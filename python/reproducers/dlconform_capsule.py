@@ -36,8 +36,8 @@ test tool, not an exporter for real use.
 import ctypes
 import mmap
 
-__all__ = ["capsule", "Producer", "PendingPinned", "deleter_calls", "flags", "dtype_of", "strides_of", "name_of",
-           "name_in_loaded_object", "xapi_from_py_object"]
+__all__ = ["capsule", "Producer", "PendingPinned", "deleter_calls", "flags", "dtype_of",
+           "strides_of", "name_of", "name_in_loaded_object", "xapi_from_py_object"]
 
 READ_ONLY, IS_COPIED = 1, 2
 
