@@ -37,7 +37,6 @@
 #include "bridge.h"
 #include "catalogue.h"
 #include "fault.h"
-#include "geometry.hpp"
 #include "host.h"
 #include "judge.h"
 #include "phase.h"
@@ -206,22 +205,19 @@ PyObject* judge_import_py(PyObject*, PyObject* args) {
   obs.data_not_read = get_bool(outcome, "data_not_read", false) ? 1 : 0;
   // A device producer's write left pending (the CUDA rows): a consumer that read its storage
   // still unwritten read too early, judged as the matrix's exchange judges it (STRM-1).
-  if (imported && get_bool(outcome, "pending_write", false) && obs.data_not_read == 0 &&
-      t.elements > 0 && obs.elements_read == t.elements) {
-    const uint64_t before_write =
-        dlc::geo::unwritten_digest(t.elements * dlc::geo::geometry(t.spec).g.element_bytes);
+  if (imported && get_bool(outcome, "pending_write", false) && t.read_unwritten(obs)) {
     dlc::StreamFacts sf;
     sf.device_type = t.spec.device.device_type;
     PyObject* stream = PyDict_GetItemString(outcome, "stream");  // absent or None: none passed
     sf.has_stream = stream != nullptr && stream != Py_None;
     sf.stream = sf.has_stream ? PyLong_AsLongLong(stream) : 0;
     if (sf.has_stream && PyErr_Occurred()) return nullptr;
-    sf.read_before_write = obs.digest == before_write && before_write != t.digest;
+    sf.read_before_write = true;
     const std::string producer = get_str(outcome, "producer");
     sf.consumer_label = who.c_str();
     sf.producer_label = producer.c_str();
     dlc::judge_stream_read(sf, &f);
-    if (f.any()) return finding_tuple(f);
+    return finding_tuple(f);
   }
   dlc::ValidateResult truth;
   const bool valid = dlc::valid_for(t, version, DLC_MAX_NDIM);

@@ -16,14 +16,6 @@ namespace dlc::geo {
 // ignores byte_offset or strides, or reads too early, reads these.
 constexpr uint8_t kUnwrittenByte = 0xA5;
 
-// The digest of `bytes` unwritten bytes: what a reader reports that read a device producer's
-// storage before its pending write landed (STRM-1's early read).
-inline uint64_t unwritten_digest(uint64_t bytes) {
-  uint64_t d = dlc_digest_init();
-  for (uint64_t k = 0; k < bytes; ++k) d = dlc_digest_update(d, &kUnwrittenByte, 1);
-  return d;
-}
-
 // The most dimensions any walk takes; larger tensors are never backed with memory.
 constexpr int64_t kMaxWalkDims = 1024;
 

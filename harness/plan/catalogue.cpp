@@ -474,6 +474,16 @@ std::vector<TensorCase> build() {
 
 }  // namespace
 
+bool TensorCase::read_unwritten(const DLCObservation& obs) const {
+  if (obs.data_not_read != 0 || elements == 0 || obs.elements_read != elements) return false;
+  const uint64_t bytes = elements * geo::geometry(spec).g.element_bytes;
+  uint64_t unwritten = dlc_digest_init();
+  for (uint64_t k = 0; k < bytes; ++k) {
+    unwritten = dlc_digest_update(unwritten, &geo::kUnwrittenByte, 1);
+  }
+  return obs.digest == unwritten && unwritten != digest;
+}
+
 const std::vector<TensorCase>& tensor_catalogue() {
   static const std::vector<TensorCase> catalogue = build();
   return catalogue;

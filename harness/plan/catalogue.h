@@ -51,6 +51,10 @@ struct TensorCase {
   bool values_comparable() const {
     return digest_known && (spec.device.device_type == 1 || real_device);
   }
+  // Whether `obs` read every element and found the storage as a device producer leaves it
+  // before its pending write lands (every byte geo::kUnwrittenByte), where the tensor's values
+  // differ: it read too early (STRM-1). The matrix's exchange and the bridge's judge ask it.
+  bool read_unwritten(const DLCObservation& obs) const;
 };
 
 const std::vector<TensorCase>& tensor_catalogue();

@@ -387,13 +387,8 @@ void run_exchange(const std::vector<Participant>& participants, const CaseDef& c
   // 5. Judge. An observation on the handoff (INFO) stands unless the exchange finds more.
   const Finding handoff_note = f;
   judge_lifecycle(lf, &f);
-  if (!f.any() && t.real_device && consume_rc == DLC_OK && obs.data_not_read == 0 &&
-      t.elements > 0 && obs.elements_read == t.elements) {
-    // Values from before the producer's pending write: every byte still the one the device
-    // producers put down first.
-    const uint64_t before_write =
-        geo::unwritten_digest(t.elements * geo::geometry(t.spec).g.element_bytes);
-    sf.read_before_write = obs.digest == before_write && before_write != t.digest;
+  if (!f.any() && t.real_device && consume_rc == DLC_OK && t.read_unwritten(obs)) {
+    sf.read_before_write = true;  // values from before the producer's pending write
     sf.host_copy = host_copy_asked();
     if (sf.consumer_label[0] == '\0') sf.consumer_label = consumer_label;
     judge_stream_read(sf, &f);
