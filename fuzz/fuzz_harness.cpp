@@ -103,6 +103,12 @@ bool input_breaks(dlc::Rule rule) {
          g_input_broken + g_input_broken_count;
 }
 
+// Whether print_finding says `f` is a hardening finding: a content fault on an input that breaks
+// a rule.
+bool hardening_by_input(const dlc::Finding& f) {
+  return g_input_broken_count > 0 && dlc::is_content_fault(f.cls);
+}
+
 }  // namespace
 
 void note_once(const dlc::Finding& f, const char* context) {
@@ -158,7 +164,7 @@ void print_finding(const dlc::Finding& f, const char* signal) {
   write_stderr(line);
   // On an input no conformant producer makes, a content fault is the producer's doing: a
   // hardening finding, under the rule it broke (the finding's own where it is one of them).
-  if (g_input_broken_count > 0 && dlc::is_content_fault(f.cls)) {
+  if (hardening_by_input(f)) {
     const dlc::Rule broken = input_breaks(f.rule) ? f.rule : g_input_broken[0];
     char words[256];
     dlc::SafeText h(words, sizeof words);
@@ -679,9 +685,14 @@ void judge_outcome(const dlc::LoadedPlugin& consumer, const Built& built, const 
       }
       f.role = dlc::Role::consumer;
       print_finding(f);
-      if (unbacked) {
-        write_stderr("dlconform fuzz: hardening: out-of-bounds on a tensor no producer here "
-                     "makes (it names a CUDA device with no memory), not a conformance finding\n");
+      // Hardening too, said once: print_finding has said so where the input also breaks a rule.
+      if (unbacked && !hardening_by_input(f)) {
+        char words[256];
+        dlc::SafeText h(words, sizeof words);
+        h.add("dlconform fuzz: hardening: ").add(dlc::name_of(f.cls))
+            .add(" on a tensor no producer here makes (it names a CUDA device with no memory), "
+                 "not a conformance finding\n");
+        write_stderr(words);
       }
       print_reproducer();
       std::abort();

@@ -35,6 +35,8 @@ runtime fake_cuda_runtime.cpp as DLCONFORM_FUZZ_CUDART):
   CudaReadsPastTheEnd    its kernel reads a page past the tensor: the device's error (out-of-bounds)
   CudaIgnoresDeviceId    reads a tensor of any CUDA device_id on device 0, as torch's 8-bit
                          device index does: out-of-bounds [DEV-3] on a device with no memory
+  CudaReadsUnchecked     reads the first element of any CUDA tensor, valid or not, on device 0:
+                         on an invalid one, hardening under the rule the input breaks
   CudaIgnoresByteOffset  reads a CUDA tensor from data, forgetting byte_offset (LAY-4): wrong data
 
 For an importer that is another library's (DLCONFORM_KNOWN_VIA, fuzz/known_bugs.cpp):
@@ -314,6 +316,13 @@ class CudaCopyingImporter(CopyingImporter):
 class CudaIgnoresDeviceId(CudaCopyingImporter):
     def copy_out(self, t):
         return CopyingImporter.copy_out(self, t)  # the planted bug: any device_id is device 0
+
+
+class CudaReadsUnchecked(CudaIgnoresDeviceId):
+    def copy_out(self, t):
+        if t.device_type != 2:
+            return super().copy_out(t)
+        return bytes(self.read_span(t, self.origin(t), 1))  # the planted bug: nothing checked
 
 
 class CudaReadsPastTheEnd(CudaCopyingImporter):
