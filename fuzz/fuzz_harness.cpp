@@ -109,6 +109,17 @@ bool hardening_by_input(const dlc::Finding& f) {
   return g_input_broken_count > 0 && dlc::is_content_fault(f.cls);
 }
 
+// Says that a finding of class `cls` is a hardening one: it came of a tensor that no `maker`
+// makes, for the reason `why` (with `why_rule`, a rule's id, at its end).
+void say_hardening(dlc::FindingClass cls, const char* maker, const char* why,
+                   const char* why_rule = "") {
+  char words[256];
+  dlc::SafeText h(words, sizeof words);
+  h.add("dlconform fuzz: hardening: ").add(dlc::name_of(cls)).add(" on a tensor no ").add(maker)
+      .add(" makes (").add(why).add(why_rule).add("), not a conformance finding\n");
+  write_stderr(words);
+}
+
 }  // namespace
 
 void note_once(const dlc::Finding& f, const char* context) {
@@ -166,12 +177,7 @@ void print_finding(const dlc::Finding& f, const char* signal) {
   // hardening finding, under the rule it broke (the finding's own where it is one of them).
   if (hardening_by_input(f)) {
     const dlc::Rule broken = input_breaks(f.rule) ? f.rule : g_input_broken[0];
-    char words[256];
-    dlc::SafeText h(words, sizeof words);
-    h.add("dlconform fuzz: hardening: ").add(dlc::name_of(f.cls))
-        .add(" on a tensor no conformant producer makes (the producer broke ")
-        .add(dlc::id_of(broken)).add("), not a conformance finding\n");
-    write_stderr(words);
+    say_hardening(f.cls, "conformant producer", "the producer broke ", dlc::id_of(broken));
   }
 }
 
@@ -687,12 +693,7 @@ void judge_outcome(const dlc::LoadedPlugin& consumer, const Built& built, const 
       print_finding(f);
       // Hardening too, said once: print_finding has said so where the input also breaks a rule.
       if (unbacked && !hardening_by_input(f)) {
-        char words[256];
-        dlc::SafeText h(words, sizeof words);
-        h.add("dlconform fuzz: hardening: ").add(dlc::name_of(f.cls))
-            .add(" on a tensor no producer here makes (it names a CUDA device with no memory), "
-                 "not a conformance finding\n");
-        write_stderr(words);
+        say_hardening(f.cls, "producer here", "it names a CUDA device with no memory");
       }
       print_reproducer();
       std::abort();
